@@ -1,0 +1,5 @@
+import sys
+
+from cranfield.cli import main
+
+sys.exit(main())
