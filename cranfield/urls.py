@@ -1,9 +1,32 @@
 from django.contrib import admin
-from django.urls import path
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from annotation.api import ProjectViewSet
+from evaluation.api import SnapshotViewSet
+
+router = DefaultRouter()
+router.register("projects", ProjectViewSet, basename="project")
+
+snapshot_list = SnapshotViewSet.as_view({"get": "list"})
+snapshot_detail = SnapshotViewSet.as_view({"get": "retrieve"})
+snapshot_qrels = SnapshotViewSet.as_view({"get": "qrels"})
 
 urlpatterns = [
+    path("", include("annotation.urls")),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    path("api/", include(router.urls)),
+    path("api/projects/<int:project_pk>/snapshots/", snapshot_list, name="snapshot-list"),
+    path("api/projects/<int:project_pk>/snapshots/<int:version>/", snapshot_detail, name="snapshot-detail"),
+    path(
+        "api/projects/<int:project_pk>/snapshots/<int:version>/qrels/",
+        snapshot_qrels,
+        name="snapshot-qrels-api",
+    ),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]

@@ -16,7 +16,8 @@ import sys
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cranfield",
-        description="Cranfield: build gold standards for IR and NLP evaluation, and score systems against them.",
+        description="Cranfield: build gold standards for IR and NLP evaluation, and score systems "
+        "against them.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
