@@ -1,0 +1,20 @@
+"""Roles. A researcher owns projects; an annotator judges the projects they are a member of."""
+
+from __future__ import annotations
+
+from rest_framework.permissions import BasePermission
+
+RESEARCHERS_GROUP = "researchers"
+
+
+def is_researcher(user) -> bool:
+    return bool(
+        user.is_authenticated and (user.is_superuser or user.groups.filter(name=RESEARCHERS_GROUP).exists())
+    )
+
+
+class IsResearcher(BasePermission):
+    message = "Only researchers may manage projects."
+
+    def has_permission(self, request, view) -> bool:
+        return is_researcher(request.user)
