@@ -1,0 +1,108 @@
+"""Settings come from the environment; production refuses the development secret."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import PROJECT_DIR
+
+PROBE = """
+import json
+from django.conf import settings
+from cranfield.celery import app
+print(json.dumps({
+    "engine": settings.DATABASES["default"]["ENGINE"],
+    "name": str(settings.DATABASES["default"]["NAME"]),
+    "debug": settings.DEBUG,
+    "eager": settings.CELERY_TASK_ALWAYS_EAGER,
+    "broker": app.conf.broker_url,
+    "serializer": app.conf.task_serializer,
+    "accept": app.conf.accept_content,
+    "acks_late": app.conf.task_acks_late,
+    "reject_on_worker_lost": app.conf.task_reject_on_worker_lost,
+    "time_limit": app.conf.task_time_limit,
+    "soft_time_limit": app.conf.task_soft_time_limit,
+    "allowed_hosts": settings.ALLOWED_HOSTS,
+}))
+"""
+
+CONFIG_VARS = {
+    "DATABASE_URL",
+    "REDIS_URL",
+    "SECRET_KEY",
+    "DEBUG",
+    "ALLOWED_HOSTS",
+    "CELERY_TASK_ALWAYS_EAGER",
+}
+
+
+def load_settings(**env: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS}
+    clean.update(env, DJANGO_SETTINGS_MODULE="cranfield.settings")
+    return subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()\n" + PROBE],
+        cwd=PROJECT_DIR,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_no_environment_means_sqlite_eager_tasks_and_debug():
+    result = load_settings()
+    assert result.returncode == 0, result.stderr
+    config = json.loads(result.stdout)
+    assert config["engine"] == "django.db.backends.sqlite3"
+    assert config["name"] == str(PROJECT_DIR / "cranfield.sqlite3")
+    assert config["eager"] is True
+    assert config["debug"] is True
+
+
+def test_database_and_redis_urls_switch_to_postgres_and_a_broker():
+    result = load_settings(
+        DATABASE_URL="postgres://cranfield:pw@db.example:5433/gold",
+        REDIS_URL="redis://cache.example:6380/2",
+        SECRET_KEY="a-real-production-secret-of-some-length",
+        ALLOWED_HOSTS="cranfield.example.org",
+    )
+    assert result.returncode == 0, result.stderr
+    config = json.loads(result.stdout)
+    assert config["engine"] == "django.db.backends.postgresql"
+    assert config["name"] == "gold"
+    assert config["eager"] is False
+    assert config["broker"] == "redis://cache.example:6380/2"
+    assert config["debug"] is False
+    assert config["allowed_hosts"] == ["cranfield.example.org"]
+
+
+def test_celery_is_configured_for_safe_redelivery():
+    config = json.loads(load_settings().stdout)
+    assert config["serializer"] == "json"
+    assert config["accept"] == ["json"]
+    assert config["acks_late"] is True
+    assert config["reject_on_worker_lost"] is True
+    assert 0 < config["soft_time_limit"] < config["time_limit"]
+
+
+def test_production_mode_refuses_the_development_secret():
+    from cranfield.settings import DEVELOPMENT_SECRET_KEY
+
+    result = load_settings(DATABASE_URL="postgres://u@h/db", DEBUG="false", SECRET_KEY=DEVELOPMENT_SECRET_KEY)
+    assert result.returncode != 0
+    assert "development secret is refused" in result.stderr
+
+
+def test_production_mode_refuses_a_missing_secret():
+    result = load_settings(DEBUG="false")
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+
+
+def test_a_malformed_boolean_is_an_error_naming_the_variable():
+    result = load_settings(DEBUG="maybe")
+    assert result.returncode != 0
+    assert "DEBUG must be a boolean" in result.stderr
