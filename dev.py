@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Set up and run Cranfield on a fresh machine with only Python 3.11: ``python3.11 dev.py run|test``.
+
+``run``  creates .venv, installs the project, migrates the embedded SQLite database, loads the
+         demo project and starts the development server, printing the URL and the demo logins.
+``test`` creates .venv, installs the project with its dev extra, makes sure PostgreSQL, Redis and
+         Chromium are there (starting or installing them where this machine allows), and runs the
+         whole test suite. Extra arguments go to pytest. Under CI=true a missing service is an error.
+
+Standard library only: it runs before anything is installed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / "python"
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+POSTGRES = ("127.0.0.1", 5432)
+REDIS = ("127.0.0.1", 6379)
+TEST_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/cranfield"
+TEST_REDIS_URL = "redis://127.0.0.1:6379/15"
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def say(message: str) -> None:
+    print(f"[dev.py] {message}", flush=True)
+
+
+def run(*command: str | Path, **kwargs) -> None:
+    subprocess.run([str(part) for part in command], check=True, cwd=ROOT, **kwargs)
+
+
+def ensure_venv(extra: str | None) -> None:
+    """Create .venv and install the project (editable); skipped when pyproject.toml is unchanged."""
+    if sys.version_info < (3, 11):  # noqa: UP036 - this file runs under whatever python3 is
+        sys.exit(f"Cranfield needs Python 3.11 or newer; this is {sys.version.split()[0]}.")
+    if not PYTHON.exists():
+        say("creating .venv")
+        run(sys.executable, "-m", "venv", VENV)
+    spec = f".[{extra}]" if extra else "."
+    fingerprint = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + spec.encode()).hexdigest()
+    stamp = VENV / ".cranfield-installed"
+    installed = stamp.read_text().split() if stamp.exists() else []
+    if fingerprint in installed:
+        return
+    say(f"installing {spec} into .venv (first time only)")
+    run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    run(PYTHON, "-m", "pip", "install", "--quiet", "-e", spec)
+    stamp.write_text("\n".join([*installed, fingerprint]))
+
+
+def reachable(address: tuple[str, int]) -> bool:
+    try:
+        with socket.create_connection(address, timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def ensure_service(name: str, address: tuple[str, int], start: list[str]) -> bool:
+    """True if the service answers, starting it with ``start`` when it does not (and the tool exists)."""
+    if reachable(address):
+        return True
+    if shutil.which(start[0]):
+        say(f"{name} is down; starting it: {' '.join(start)}")
+        subprocess.run(start, check=False)
+        for _ in range(30):
+            if reachable(address):
+                return True
+            time.sleep(1)
+    message = f"{name} is not reachable at {address[0]}:{address[1]}"
+    if IN_CI:
+        sys.exit(f"[dev.py] {message}: CI needs it (integration tests are never skipped in CI).")
+    say(f"{message}; tests that need it will be skipped (they fail under CI=true).")
+    return False
+
+
+def start_postgres_command() -> list[str]:
+    versions = sorted(os.listdir("/etc/postgresql")) if os.path.isdir("/etc/postgresql") else []
+    version = versions[-1] if versions else "15"
+    return ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "start"]
+
+
+def ensure_chromium() -> None:
+    """Install Debian's Chromium for the browser tests if missing and allowed (never a browser download)."""
+    if CHROMIUM.exists():
+        return
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        say("installing Debian's chromium and chromium-driver for the browser tests")
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=False, env=env)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "chromium", "chromium-driver"], check=False, env=env
+        )
+    if not CHROMIUM.exists():
+        if IN_CI:
+            sys.exit("[dev.py] /usr/bin/chromium is missing and could not be installed: CI needs it.")
+        say("/usr/bin/chromium is missing; browser tests will be skipped.")
+
+
+def command_run(args: list[str]) -> None:
+    ensure_venv(None)
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    run(PYTHON, "manage.py", "migrate", "--noinput", "-v", "0", env=env)
+    run(PYTHON, "manage.py", "load_demo", env=env)
+    address = args[0] if args else "127.0.0.1:8000"
+    print(
+        f"\n  Cranfield is running at http://{address}/\n"
+        "  Demo logins (password cranfield-demo): researcher, annotator1, annotator2, annotator3\n"
+        f"  API schema: http://{address}/api/schema/   Admin: http://{address}/admin/\n",
+        flush=True,
+    )
+    os.execve(PYTHON, [str(PYTHON), "manage.py", "runserver", address], env)
+
+
+def command_test(args: list[str]) -> None:
+    ensure_venv("dev")
+    env = dict(os.environ)
+    env.pop("REDIS_URL", None)
+    env.setdefault("DEBUG", "true")
+    if ensure_service("PostgreSQL", POSTGRES, start_postgres_command()):
+        env.setdefault("DATABASE_URL", TEST_DATABASE_URL)
+    redis_start = [
+        "redis-server",
+        "--daemonize",
+        "yes",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "6379",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+    ]
+    if ensure_service("Redis", REDIS, redis_start):
+        env.setdefault("CRANFIELD_TEST_REDIS_URL", TEST_REDIS_URL)
+    ensure_chromium()
+    if IN_CI:
+        env["CRANFIELD_REQUIRE_SERVICES"] = "1"
+    say(f"running the test suite on {'PostgreSQL' if env.get('DATABASE_URL') else 'SQLite'}")
+    result = subprocess.run([str(PYTHON), "-m", "pytest", *args], cwd=ROOT, env=env)
+    sys.exit(result.returncode)
+
+
+def main() -> None:
+    commands = {"run": command_run, "test": command_test}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
+        sys.exit(__doc__)
+    commands[sys.argv[1]](sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()
