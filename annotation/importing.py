@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from django.db import transaction
-from evaluation.metrics.trec_io import TrecFormatError, read_run
 
+from evaluation.metrics.trec_io import TrecFormatError, read_run, trec_order
 from evaluation.models import Run, RunEntry
-from evaluation.pooling import depth_k_pool, trec_order
+from evaluation.pooling import depth_k_pool
 
 from .models import Document, Project, Task, Topic
 

@@ -5,14 +5,9 @@ Pure functions on plain data; no Django.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
-Run = Mapping[str, Mapping[str, float]]
-
-
-def trec_order(scores: Mapping[str, float]) -> list[str]:
-    """Document ids in trec_eval's order: score descending, ties broken by docid descending."""
-    return [docid for docid, _ in sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)]
+from evaluation.metrics.trec_io import Run, trec_order
 
 
 def depth_k_pool(runs: Iterable[Run], depth: int) -> dict[str, dict[str, int]]:

@@ -1,0 +1,126 @@
+"""Read and write TREC qrels and runs, streaming, with errors that name file, line and field.
+
+Formats (trec_eval 10.0):
+- qrels: ``qid iter docno rel`` — whitespace separated, ``rel`` an integer (graded; negative values mean
+  "in the pool but unjudged" to trec_eval).
+- runs: ``qid Q0 docno rank score tag`` — fields after the sixth are ignored, as trec_eval does; ``rank``
+  is ignored for scoring (trec_eval orders by score descending, then docno descending).
+- A line whose first non-blank character is ``#`` is a comment; a ``#`` inside a docno is not.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from os import PathLike
+from pathlib import Path
+from typing import IO
+
+Qrels = dict[str, dict[str, int]]
+Run = dict[str, dict[str, float]]
+Source = str | PathLike | Iterable[str]
+
+
+class TrecFormatError(ValueError):
+    """Malformed TREC input. ``source``, ``line`` (1-based) and ``field`` say where."""
+
+    def __init__(self, source: str, line: int, field: str, message: str) -> None:
+        super().__init__(f"{source}, line {line}, field {field!r}: {message}")
+        self.source = source
+        self.line = line
+        self.field = field
+
+
+def _numbered_fields(source: Source, name: str | None) -> Iterator[tuple[str, int, list[str]]]:
+    """Yield (source name, line number, fields) for every non-blank, non-comment line."""
+    if isinstance(source, str | PathLike):
+        path = Path(source)
+        label = name or str(path)
+        with path.open(encoding="utf-8") as handle:
+            yield from _fields_of(handle, label)
+    else:
+        yield from _fields_of(source, name or "<input>")
+
+
+def _fields_of(lines: Iterable[str], label: str) -> Iterator[tuple[str, int, list[str]]]:
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        yield label, number, stripped.split()
+
+
+QRELS_FIELDS = ("qid", "iter", "docno", "rel")
+RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
+
+
+def read_qrels(source: Source, *, name: str | None = None) -> Qrels:
+    """Read qrels into ``{qid: {docno: rel}}``.
+
+    A repeated (qid, docno) pair with the same relevance is accepted once; with a different
+    relevance it is an error, since either value would silently change the scores.
+    """
+    qrels: Qrels = {}
+    for label, number, fields in _numbered_fields(source, name):
+        if len(fields) != 4:
+            raise TrecFormatError(
+                label, number, "line", f"expected 4 fields ({' '.join(QRELS_FIELDS)}), found {len(fields)}"
+            )
+        qid, _, docno, rel_text = fields
+        try:
+            rel = int(rel_text)
+        except ValueError:
+            raise TrecFormatError(label, number, "rel", f"not an integer: {rel_text!r}") from None
+        topic = qrels.setdefault(qid, {})
+        if topic.get(docno, rel) != rel:
+            raise TrecFormatError(
+                label, number, "rel", f"{qid} {docno} was already judged {topic[docno]}, now {rel}"
+            )
+        topic[docno] = rel
+    return qrels
+
+
+def read_run(source: Source, *, name: str | None = None) -> tuple[Run, str]:
+    """Read a run into ``({qid: {docno: score}}, tag)``; the tag is the first line's.
+
+    A docno retrieved twice for one topic is an error (trec_eval refuses it too).
+    """
+    run: Run = {}
+    tag = ""
+    for label, number, fields in _numbered_fields(source, name):
+        if len(fields) < 6:
+            raise TrecFormatError(
+                label, number, "line", f"expected 6 fields ({' '.join(RUN_FIELDS)}), found {len(fields)}"
+            )
+        qid, _, docno, _, score_text, line_tag = fields[:6]
+        try:
+            score = float(score_text)
+        except ValueError:
+            raise TrecFormatError(label, number, "score", f"not a number: {score_text!r}") from None
+        if math.isnan(score):
+            raise TrecFormatError(label, number, "score", "NaN is not a score")
+        topic = run.setdefault(qid, {})
+        if docno in topic:
+            raise TrecFormatError(label, number, "docno", f"{docno!r} is retrieved twice for topic {qid!r}")
+        topic[docno] = score
+        tag = tag or line_tag
+    return run, tag
+
+
+def trec_order(scores: dict[str, float]) -> list[str]:
+    """Docnos in trec_eval's order: score descending, ties broken by docno descending."""
+    return [docno for docno, _ in sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)]
+
+
+def write_qrels(qrels: Qrels, handle: IO[str]) -> None:
+    """Write qrels sorted by qid then docno."""
+    for qid in sorted(qrels):
+        for docno in sorted(qrels[qid]):
+            handle.write(f"{qid} 0 {docno} {qrels[qid][docno]}\n")
+
+
+def write_run(run: Run, handle: IO[str], tag: str) -> None:
+    """Write a run with ranks in trec_eval's order, so the rank column agrees with the scores."""
+    for qid in sorted(run):
+        for rank, docno in enumerate(trec_order(run[qid]), start=1):
+            handle.write(f"{qid} Q0 {docno} {rank} {run[qid][docno]!r} {tag}\n")

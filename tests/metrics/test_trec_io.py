@@ -1,0 +1,82 @@
+"""TREC qrels and run files: trec_eval 10.0's own test files parse, and bad lines are named."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from evaluation.metrics.trec_io import (
+    TrecFormatError,
+    read_qrels,
+    read_run,
+    trec_order,
+    write_qrels,
+    write_run,
+)
+
+
+def test_comment_lines_are_skipped_but_a_hash_inside_a_docno_is_kept(shared_data):
+    tests = shared_data / "trec_eval_tests"
+    plain = read_qrels(tests / "qrels.test")
+    commented = read_qrels(tests / "qrels.test.with-comments")
+    assert "CR#93E-1860" in commented["301"]
+    assert sum(map(len, plain.values())) == 3681
+    assert sum(map(len, commented.values())) == 3681
+
+
+def test_trailing_fields_after_the_tag_are_ignored_as_trec_eval_does(shared_data):
+    run, tag = read_run(shared_data / "trec_eval_tests" / "results.trunc")
+    assert tag == "STANDARD"
+    assert run["301"]["FBIS3-27619"] == pytest.approx(2.138276)
+
+
+def test_msmarco_segment_ids_with_hashes_are_docnos(shared_data):
+    run, _ = read_run(shared_data / "trec_eval_tests" / "results.comment.test")
+    assert "msmarco_v2.1_doc_50_2286987788#13_3087841662" in run["2024-224960"]
+    assert sum(map(len, run.values())) == 30100
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "line"),
+    [
+        ("1 Q0 d1 1 1.0 r\n1 Q0 d2 2 x r\n", "score", 2),
+        ("1 Q0 d1 1 1.0\n", "line", 1),
+        ("1 Q0 d1 1 1.0 r\n\n# note\n1 Q0 d1 2 0.5 r\n", "docno", 4),
+        ("1 Q0 d1 1 nan r\n", "score", 1),
+    ],
+)
+def test_bad_run_lines_name_source_line_and_field(text, field, line):
+    with pytest.raises(TrecFormatError) as raised:
+        read_run(io.StringIO(text), name="myrun.txt")
+    assert (raised.value.source, raised.value.line, raised.value.field) == ("myrun.txt", line, field)
+    assert f"myrun.txt, line {line}" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "line"),
+    [("1 0 d1\n", "line", 1), ("1 0 d1 yes\n", "rel", 1), ("1 0 d1 1\n1 0 d1 0\n", "rel", 2)],
+)
+def test_bad_qrels_lines_name_line_and_field(text, field, line):
+    with pytest.raises(TrecFormatError) as raised:
+        read_qrels(io.StringIO(text))
+    assert (raised.value.line, raised.value.field) == (line, field)
+
+
+def test_a_repeated_identical_qrels_line_is_accepted():
+    assert read_qrels(["1 0 d1 2", "1 0 d1 2"]) == {"1": {"d1": 2}}
+
+
+def test_trec_order_is_score_descending_then_docno_descending():
+    assert trec_order({"a": 1.0, "b": 2.0, "c": 1.0}) == ["b", "c", "a"]
+
+
+def test_written_files_read_back_identically():
+    qrels = {"2": {"b": 0, "a": 3}, "10": {"x": -1}}
+    run = {"1": {"a": 0.5, "b": 0.25, "c": 0.5}}
+    qrels_out, run_out = io.StringIO(), io.StringIO()
+    write_qrels(qrels, qrels_out)
+    write_run(run, run_out, "sys")
+    assert read_qrels(qrels_out.getvalue().splitlines()) == qrels
+    assert read_run(run_out.getvalue().splitlines()) == (run, "sys")
+    assert run_out.getvalue().splitlines()[0] == "1 Q0 c 1 0.5 sys"
