@@ -1,0 +1,89 @@
+"""``cranfield trec-eval``: trec_eval's command line and output layout, over evaluation.metrics."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from evaluation.metrics.ranked import COUNTS, SUMMARY_ONLY, MeasureError, aggregate, evaluate, parse_measures
+from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "trec-eval",
+        help="score a TREC run against qrels, printing trec_eval's layout",
+        description="Score a TREC run against qrels exactly as trec_eval 10.0 does, in its output layout.",
+    )
+    parser.add_argument("qrels", help="qrels file: qid iter docno rel")
+    parser.add_argument("run", help="run file: qid Q0 docno rank score tag")
+    parser.add_argument("-q", dest="per_query", action="store_true", help="print each topic's values too")
+    parser.add_argument(
+        "-m",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="measure or set: official (default), all_trec, map, P.5,10, ndcg_cut.10 … (repeatable)",
+    )
+    parser.add_argument("-l", dest="relevance_level", type=int, default=1, help="lowest relevant qrels value")
+    parser.add_argument("-c", dest="complete", action="store_true", help="average over every qrels topic")
+    parser.add_argument("-J", dest="judged_only", action="store_true", help="drop unjudged retrieved docs")
+    parser.add_argument("-M", dest="max_docs", type=int, help="score only the top MAX_DOCS per topic")
+    parser.add_argument(
+        "--trec-eval-version",
+        default="10.0",
+        choices=["10.0", "9"],
+        help="cut-off rounding of iprec_at_recall/11pt_avg (9 matches pytrec_eval)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of trec_eval's layout")
+    parser.set_defaults(handler=run_trec_eval)
+
+
+def run_trec_eval(args: argparse.Namespace) -> int:
+    try:
+        measures = parse_measures(args.measures)
+        qrels = read_qrels(args.qrels)
+        run, tag = read_run(args.run)
+    except (MeasureError, TrecFormatError, OSError) as error:
+        print(f"cranfield trec-eval: error: {error}", file=sys.stderr)
+        return 2
+    per_topic = evaluate(
+        qrels,
+        run,
+        measures,
+        relevance_level=args.relevance_level,
+        judged_only=args.judged_only,
+        complete=args.complete,
+        max_docs=args.max_docs,
+        version=args.trec_eval_version,
+    )
+    summary = aggregate(per_topic)
+    if args.json:
+        document = {"runid": tag, "all": summary}
+        if args.per_query:
+            document["per_query"] = per_topic
+        json.dump(document, sys.stdout, indent=2)
+        print()
+        return 0
+    out = sys.stdout
+    if args.per_query:
+        for qid, values in per_topic.items():
+            for name, value in values.items():
+                if name not in SUMMARY_ONLY:
+                    out.write(format_line(name, qid, value))
+    # Like trec_eval, runid and num_q belong to the official and all_trec sets, or are asked for by name.
+    specs = set(args.measures or ["official"])
+    if specs & {"official", "all_trec", "all", "runid"}:
+        out.write(f"{'runid':<22}\tall\t{tag}\n")
+    for name, value in summary.items():
+        if name != "num_q" or specs & {"official", "all_trec", "all", "num_q"}:
+            out.write(format_line(name, "all", value))
+    return 0
+
+
+def format_line(name: str, qid: str, value: float) -> str:
+    """One line of trec_eval's output: ``%-22s\\t%s\\t%6.4f`` (counts as integers)."""
+    if name in COUNTS or name == "num_q":
+        return f"{name:<22}\t{qid}\t{int(value)}\n"
+    return f"{name:<22}\t{qid}\t{value:6.4f}\n"

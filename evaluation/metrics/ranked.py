@@ -1,0 +1,411 @@
+"""trec_eval's ranked-retrieval measures, per topic and over all topics, with trec_eval's semantics.
+
+Semantics follow trec_eval (Buckley; NIST, version 10.0; ``form_res_rels.c`` and the ``m_*.c`` files):
+
+* A run's documents are ordered by score descending, ties broken by docno descending; the rank
+  column of the run file is ignored.
+* A retrieved document is *relevant* if its qrels value is ``>= relevance_level`` (``-l``, default 1),
+  *judged non-relevant* if ``0 <= value < relevance_level``, *unjudged in the pool* if its qrels
+  value is negative, and *not in the pool* if the qrels do not list it. Measures other than bpref,
+  infAP and num_nonrel_judged_ret treat the last two as non-relevant.
+* ``judged_only`` (``-J``) drops retrieved documents that are not judged before ranking.
+* By default only topics in both qrels and run are scored; ``complete`` (``-c``) scores every qrels
+  topic, a topic the run lacks scoring 0 on every measure.
+* nDCG's gain is the qrels value (trec_eval's default gains), independent of ``relevance_level``;
+  the discount is ``log2(rank + 1)``.
+
+Per-topic values are plain floats; ``aggregate`` gives trec_eval's ``all`` row: the arithmetic mean,
+except sums for the counts and the geometric mean (floored at 1e-5) for gm_map and gm_bpref.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .trec_io import Qrels, Run
+
+NOT_IN_POOL = -1
+UNJUDGED_IN_POOL = -2
+GEOMETRIC_MEAN_FLOOR = 0.00001
+INFAP_EPSILON = 0.00001
+
+DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+SUCCESS_CUTOFFS = (1, 5, 10)
+RECALL_POINTS = tuple(i / 10 for i in range(11))
+RPREC_MULTIPLIERS = tuple(round(0.2 * i, 1) for i in range(1, 11))
+
+# The measure families we implement, in trec_eval's print order, with their default parameters.
+FAMILIES: dict[str, tuple] = {
+    "num_ret": (),
+    "num_rel": (),
+    "num_rel_ret": (),
+    "map": (),
+    "gm_map": (),
+    "Rprec": (),
+    "bpref": (),
+    "recip_rank": (),
+    "iprec_at_recall": RECALL_POINTS,
+    "P": DEFAULT_CUTOFFS,
+    "recall": DEFAULT_CUTOFFS,
+    "infAP": (),
+    "gm_bpref": (),
+    "Rprec_mult": RPREC_MULTIPLIERS,
+    "11pt_avg": (),
+    "ndcg": (),
+    "ndcg_cut": DEFAULT_CUTOFFS,
+    "map_cut": DEFAULT_CUTOFFS,
+    "success": SUCCESS_CUTOFFS,
+    "set_P": (),
+    "set_recall": (),
+    "set_map": (),
+    "set_F": (),
+    "num_nonrel_judged_ret": (),
+}
+OFFICIAL = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+            "iprec_at_recall", "P")  # fmt: skip
+COUNTS = frozenset({"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"})
+GEOMETRIC = frozenset({"gm_map", "gm_bpref"})
+# trec_eval prints these only in the ``all`` rows.
+SUMMARY_ONLY = GEOMETRIC
+
+
+class MeasureError(ValueError):
+    """An unknown measure name or a malformed parameter list."""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure family with its parameters, e.g. ``Measure("P", (5, 10))``."""
+
+    family: str
+    params: tuple = ()
+
+    def names(self) -> list[str]:
+        """The names trec_eval prints, e.g. ``P_5``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``."""
+        if not self.params:
+            return [self.family]
+        if self.family in {"iprec_at_recall", "Rprec_mult"}:
+            return [f"{self.family}_{p:.2f}" for p in self.params]
+        return [f"{self.family}_{_format_cutoff(p)}" for p in self.params]
+
+
+def _format_cutoff(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
+def parse_measures(specs: Iterable[str] | None) -> list[Measure]:
+    """Parse trec_eval ``-m`` arguments: ``official`` (default), ``all_trec``, ``map``, ``P.5,10``,
+    ``ndcg_cut.10,20``, ``iprec_at_recall.0.25,0.5``. Families keep trec_eval's print order."""
+    requested: dict[str, tuple | None] = {}
+    for spec in specs or ["official"]:
+        if spec in {"runid", "num_q"}:  # printed by the CLI, not computed per topic
+            continue
+        if spec == "official":
+            for family in OFFICIAL:
+                requested.setdefault(family, None)
+            continue
+        if spec in {"all_trec", "all"}:
+            for family in FAMILIES:
+                requested.setdefault(family, None)
+            continue
+        family, _, params_text = spec.partition(".")
+        if family not in FAMILIES:
+            known = ", ".join(["official", "all_trec", *FAMILIES])
+            raise MeasureError(f"unknown measure {family!r}; known: {known}")
+        if not params_text:
+            requested.setdefault(family, None)
+            continue
+        if not FAMILIES[family]:
+            raise MeasureError(f"measure {family!r} takes no parameters, got {params_text!r}")
+        try:
+            params = tuple(float(p) for p in params_text.split(","))
+        except ValueError:
+            raise MeasureError(
+                f"measure {family!r}: parameters must be numbers, got {params_text!r}"
+            ) from None
+        if family in {"P", "recall", "ndcg_cut", "map_cut", "success"}:
+            if any(p < 1 for p in params):
+                raise MeasureError(f"measure {family!r}: cut-offs must be at least 1, got {params_text!r}")
+            params = tuple(int(p) for p in params)  # trec_eval reads them with atol: 23.4 → 23
+        requested[family] = tuple(sorted(set(params)))
+    return [
+        Measure(family, FAMILIES[family] if requested[family] is None else requested[family])
+        for family in FAMILIES
+        if family in requested
+    ]
+
+
+@dataclass(frozen=True)
+class RankedTopic:
+    """One topic of one run, as trec_eval sees it after ``form_res_rels``.
+
+    ``rels`` holds the qrels value of each retrieved document in rank order, ``NOT_IN_POOL`` (-1)
+    or ``UNJUDGED_IN_POOL`` (-2); ``levels`` maps each judged qrels value (>= 0) to its count.
+    """
+
+    rels: np.ndarray
+    levels: Mapping[int, int]
+
+
+def rank_topic(
+    judgements: Mapping[str, int],
+    scores: Mapping[str, float],
+    *,
+    judged_only: bool = False,
+    max_docs: int | None = None,
+) -> RankedTopic:
+    """Order a topic's retrieved documents as trec_eval does and attach their qrels values."""
+    ordered = sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)
+    if max_docs is not None:
+        ordered = ordered[:max_docs]
+    rels = []
+    for docno, _ in ordered:
+        rel = judgements.get(docno)
+        rels.append(NOT_IN_POOL if rel is None else UNJUDGED_IN_POOL if rel < 0 else rel)
+    if judged_only:
+        rels = [rel for rel in rels if rel >= 0]
+    levels: dict[int, int] = {}
+    for rel in judgements.values():
+        if rel >= 0:
+            levels[rel] = levels.get(rel, 0) + 1
+    return RankedTopic(np.asarray(rels, dtype=np.int64), levels)
+
+
+def topic_measures(
+    topic: RankedTopic, measures: Sequence[Measure], relevance_level: int = 1, version: str = "10.0"
+) -> dict[str, float]:
+    """Every requested measure for one ranked topic (trec_eval formulas; see the module docstring).
+
+    ``version`` "9" reproduces trec_eval 9.x's cut-off rounding in iprec_at_recall and 11pt_avg
+    (what pytrec_eval embeds); the default follows 10.0.
+    """
+    rels = topic.rels
+    num_ret = len(rels)
+    num_rel = sum(count for level, count in topic.levels.items() if level >= relevance_level)
+    num_nonrel = sum(count for level, count in topic.levels.items() if level < relevance_level)
+    relevant = rels >= relevance_level
+    cum_rel = np.cumsum(relevant)
+    num_rel_ret = int(cum_rel[-1]) if num_ret else 0
+    ranks = np.arange(1, num_ret + 1)
+    precision_at_rel = cum_rel[relevant] / ranks[relevant]
+
+    def rel_in_top(k: int) -> int:
+        return int(cum_rel[min(k, num_ret) - 1]) if num_ret and k > 0 else 0
+
+    def average_precision(cutoff: int | None = None) -> float:
+        if not num_rel:
+            return 0.0
+        if cutoff is None:
+            return float(precision_at_rel.sum()) / num_rel
+        return float(precision_at_rel[ranks[relevant] <= cutoff].sum()) / num_rel
+
+    values: dict[str, float] = {}
+    for measure in measures:
+        family = measure.family
+        if family == "num_ret":
+            values["num_ret"] = num_ret
+        elif family == "num_rel":
+            values["num_rel"] = num_rel
+        elif family == "num_rel_ret":
+            values["num_rel_ret"] = num_rel_ret
+        elif family in {"map", "gm_map"}:
+            values[family] = average_precision()
+        elif family == "Rprec":
+            values["Rprec"] = rel_in_top(num_rel) / num_rel if num_rel else 0.0
+        elif family in {"bpref", "gm_bpref"}:
+            values[family] = _bpref(rels, relevance_level, num_rel, num_nonrel)
+        elif family == "recip_rank":
+            values["recip_rank"] = 1.0 / float(ranks[relevant][0]) if num_rel_ret else 0.0
+        elif family in {"iprec_at_recall", "11pt_avg"}:
+            points = measure.params if family == "iprec_at_recall" else RECALL_POINTS
+            interpolated = _interpolated_precision(precision_at_rel, num_rel, points, version)
+            if family == "11pt_avg":
+                values["11pt_avg"] = sum(interpolated) / len(interpolated)
+            else:
+                values.update(zip(measure.names(), interpolated, strict=True))
+        elif family == "P":
+            values.update(
+                (name, rel_in_top(k) / k) for name, k in zip(measure.names(), measure.params, strict=True)
+            )
+        elif family == "recall":
+            values.update(
+                (name, rel_in_top(k) / num_rel if num_rel else 0.0)
+                for name, k in zip(measure.names(), measure.params, strict=True)
+            )
+        elif family == "infAP":
+            values["infAP"] = _inferred_ap(rels, relevance_level, num_rel)
+        elif family == "Rprec_mult":
+            for name, multiplier in zip(measure.names(), measure.params, strict=True):
+                cutoff = int(multiplier * num_rel + 0.9)  # trec_eval 9.x and 10.0 alike
+                values[name] = rel_in_top(cutoff) / cutoff if num_rel and cutoff else 0.0
+        elif family == "ndcg":
+            values["ndcg"] = _ndcg(rels, topic.levels, None)
+        elif family == "ndcg_cut":
+            values.update(
+                (name, _ndcg(rels, topic.levels, k))
+                for name, k in zip(measure.names(), measure.params, strict=True)
+            )
+        elif family == "map_cut":
+            values.update(
+                (name, average_precision(k)) for name, k in zip(measure.names(), measure.params, strict=True)
+            )
+        elif family == "success":
+            values.update(
+                (name, float(rel_in_top(k) > 0))
+                for name, k in zip(measure.names(), measure.params, strict=True)
+            )
+        elif family in {"set_P", "set_recall", "set_map", "set_F"}:
+            set_p = num_rel_ret / num_ret if num_ret else 0.0
+            set_r = num_rel_ret / num_rel if num_rel else 0.0
+            values[family] = {
+                "set_P": set_p,
+                "set_recall": set_r,
+                "set_map": set_p * set_r,
+                "set_F": 2 * set_p * set_r / (set_p + set_r) if num_rel_ret else 0.0,
+            }[family]
+        elif family == "num_nonrel_judged_ret":
+            values[family] = int(((rels >= 0) & (rels < relevance_level)).sum())
+    return values
+
+
+def _bpref(rels: np.ndarray, relevance_level: int, num_rel: int, num_nonrel: int) -> float:
+    """Buckley & Voorhees (2004), as trec_eval's m_bpref.c: unjudged documents are skipped."""
+    total, nonrel_so_far = 0.0, 0
+    for rel in rels[rels >= 0].tolist():
+        if rel < relevance_level:
+            nonrel_so_far += 1
+        elif nonrel_so_far:
+            total += 1.0 - min(nonrel_so_far, num_rel) / min(num_nonrel, num_rel)
+        else:
+            total += 1.0
+    return total / num_rel if num_rel else 0.0
+
+
+def _inferred_ap(rels: np.ndarray, relevance_level: int, num_rel: int) -> float:
+    """Yilmaz & Aslam (2006) inferred AP, as trec_eval's m_infap.c (pooled-unjudged docs are -2)."""
+    total, rel_so_far, nonrel_so_far, unjudged_so_far = 0.0, 0, 0, 0
+    for index, rel in enumerate(rels.tolist()):
+        if rel == NOT_IN_POOL:
+            continue
+        if rel == UNJUDGED_IN_POOL:
+            unjudged_so_far += 1
+        elif rel < relevance_level:
+            nonrel_so_far += 1
+        else:
+            rel_so_far += 1
+            if index == 0:
+                total += 1.0
+            else:
+                above = rel_so_far - 1
+                total += 1.0 / (index + 1) + (index / (index + 1)) * (
+                    (above + nonrel_so_far + unjudged_so_far) / index
+                ) * ((above + INFAP_EPSILON) / (above + nonrel_so_far + 2 * INFAP_EPSILON))
+    return total / num_rel if num_rel else 0.0
+
+
+def _interpolated_precision(
+    precision_at_rel: np.ndarray, num_rel: int, points: Sequence[float], version: str
+) -> list[float]:
+    """Interpolated precision at recall points, as trec_eval's m_iprec_at_recall.c.
+
+    A recall point p becomes a number of relevant documents c — ``round(p·R)`` in trec_eval 10.0,
+    ``int(p·R + 0.9)`` in 9.x — and the value is the best precision at or after the c-th relevant
+    document (0 if fewer than c were retrieved).
+    """
+    values = []
+    for point in points:
+        wanted = _relevant_count_at(point, num_rel, version)
+        if not num_rel or not len(precision_at_rel) or wanted > len(precision_at_rel):
+            values.append(0.0)
+        else:
+            values.append(float(precision_at_rel[max(wanted, 1) - 1 :].max()))
+    return values
+
+
+def _relevant_count_at(fraction: float, num_rel: int, version: str) -> int:
+    if version.startswith("9"):
+        return int(fraction * num_rel + 0.9)
+    return math.floor(fraction * num_rel + 0.5)  # C's lround for non-negative values
+
+
+def _ndcg(rels: np.ndarray, levels: Mapping[int, int], cutoff: int | None) -> float:
+    """Järvelin & Kekäläinen (2002) nDCG with trec_eval's default gains (gain = qrels value)."""
+    ranked = rels if cutoff is None else rels[:cutoff]
+    gains = np.where(ranked > 0, ranked, 0).astype(float)
+    dcg = float((gains / np.log2(np.arange(2, len(gains) + 2))).sum())
+    ideal_gains = np.repeat(
+        np.array(sorted((lvl for lvl in levels if lvl > 0), reverse=True), dtype=float),
+        [levels[lvl] for lvl in sorted((lvl for lvl in levels if lvl > 0), reverse=True)],
+    )
+    if cutoff is not None:
+        ideal_gains = ideal_gains[:cutoff]
+    ideal = float((ideal_gains / np.log2(np.arange(2, len(ideal_gains) + 2))).sum())
+    return dcg / ideal if ideal > 0 else 0.0
+
+
+def evaluate(
+    qrels: Qrels,
+    run: Run,
+    measures: Iterable[str] | Sequence[Measure] | None = None,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    complete: bool = False,
+    max_docs: int | None = None,
+    version: str = "10.0",
+) -> dict[str, dict[str, float]]:
+    """Per-topic values ``{qid: {measure name: value}}`` for one run (topics in trec_eval's order)."""
+    parsed = _as_measures(measures)
+    topics = sorted(qrels) if complete else sorted(set(qrels) & set(run))
+    return {
+        qid: topic_measures(
+            rank_topic(qrels[qid], run.get(qid, {}), judged_only=judged_only, max_docs=max_docs),
+            parsed,
+            relevance_level,
+            version,
+        )
+        for qid in topics
+    }
+
+
+def aggregate(per_topic: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """trec_eval's ``all`` row: sums for counts, geometric means for gm_*, arithmetic means otherwise."""
+    if not per_topic:
+        return {}
+    names = list(next(iter(per_topic.values())))
+    summary: dict[str, float] = {"num_q": len(per_topic)}
+    for name in names:
+        column = [values[name] for values in per_topic.values()]
+        if name in COUNTS:
+            summary[name] = int(sum(column))
+        elif name in GEOMETRIC:
+            summary[name] = math.exp(
+                sum(math.log(max(v, GEOMETRIC_MEAN_FLOOR)) for v in column) / len(column)
+            )
+        else:
+            summary[name] = sum(column) / len(column)
+    return summary
+
+
+def evaluate_many(
+    qrels: Qrels,
+    runs: Mapping[str, Run],
+    measures: Iterable[str] | Sequence[Measure] | None = None,
+    **options,
+) -> dict[str, dict[str, dict[str, float]]]:
+    """``evaluate`` for several runs against the same qrels: ``{run name: {qid: {measure: value}}}``."""
+    parsed = _as_measures(measures)
+    return {name: evaluate(qrels, run, parsed, **options) for name, run in runs.items()}
+
+
+def _as_measures(measures: Iterable[str] | Sequence[Measure] | None) -> list[Measure]:
+    if measures is None:
+        return parse_measures(None)
+    measures = list(measures)
+    if all(isinstance(m, Measure) for m in measures):
+        return measures
+    return parse_measures(measures)
