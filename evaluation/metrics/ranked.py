@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -151,28 +152,45 @@ class RankedTopic:
     levels: Mapping[int, int]
 
 
+@dataclass(frozen=True)
+class TopicJudgements:
+    """One topic's qrels prepared once for many runs: negative values mapped to UNJUDGED_IN_POOL."""
+
+    values: Mapping[str, int]
+    levels: Mapping[int, int]
+
+
+def prepare_topic(judgements: Mapping[str, int]) -> TopicJudgements:
+    values = {docno: (UNJUDGED_IN_POOL if rel < 0 else rel) for docno, rel in judgements.items()}
+    levels: dict[int, int] = {}
+    for rel in judgements.values():
+        if rel >= 0:
+            levels[rel] = levels.get(rel, 0) + 1
+    return TopicJudgements(values, levels)
+
+
 def rank_topic(
-    judgements: Mapping[str, int],
+    judgements: Mapping[str, int] | TopicJudgements,
     scores: Mapping[str, float],
     *,
     judged_only: bool = False,
     max_docs: int | None = None,
 ) -> RankedTopic:
     """Order a topic's retrieved documents as trec_eval does and attach their qrels values."""
-    ordered = sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)
+    prepared = judgements if isinstance(judgements, TopicJudgements) else prepare_topic(judgements)
+    lookup = prepared.values.get
+    count = len(scores)
+    rels = np.fromiter(map(lookup, scores, repeat(NOT_IN_POOL)), dtype=np.int64, count=count)
+    if count:
+        docnos = np.array(list(scores))
+        values = np.fromiter(scores.values(), dtype=np.float64, count=count)
+        # lexsort: last key is primary; ascending then reversed = score desc, docno desc.
+        rels = rels[np.lexsort((docnos, values))[::-1]]
     if max_docs is not None:
-        ordered = ordered[:max_docs]
-    rels = []
-    for docno, _ in ordered:
-        rel = judgements.get(docno)
-        rels.append(NOT_IN_POOL if rel is None else UNJUDGED_IN_POOL if rel < 0 else rel)
+        rels = rels[:max_docs]
     if judged_only:
-        rels = [rel for rel in rels if rel >= 0]
-    levels: dict[int, int] = {}
-    for rel in judgements.values():
-        if rel >= 0:
-            levels[rel] = levels.get(rel, 0) + 1
-    return RankedTopic(np.asarray(rels, dtype=np.int64), levels)
+        rels = rels[rels >= 0]
+    return RankedTopic(rels, prepared.levels)
 
 
 def topic_measures(
@@ -274,15 +292,13 @@ def topic_measures(
 
 def _bpref(rels: np.ndarray, relevance_level: int, num_rel: int, num_nonrel: int) -> float:
     """Buckley & Voorhees (2004), as trec_eval's m_bpref.c: unjudged documents are skipped."""
-    total, nonrel_so_far = 0.0, 0
-    for rel in rels[rels >= 0].tolist():
-        if rel < relevance_level:
-            nonrel_so_far += 1
-        elif nonrel_so_far:
-            total += 1.0 - min(nonrel_so_far, num_rel) / min(num_nonrel, num_rel)
-        else:
-            total += 1.0
-    return total / num_rel if num_rel else 0.0
+    if not num_rel:
+        return 0.0
+    judged = rels[rels >= 0]
+    nonrel = judged < relevance_level
+    nonrel_above = (np.cumsum(nonrel) - nonrel)[~nonrel]
+    penalties = np.minimum(nonrel_above, num_rel) / max(min(num_nonrel, num_rel), 1)
+    return float(np.where(nonrel_above > 0, 1.0 - penalties, 1.0).sum()) / num_rel
 
 
 def _inferred_ap(rels: np.ndarray, relevance_level: int, num_rel: int) -> float:
@@ -363,7 +379,7 @@ def evaluate(
     topics = sorted(qrels) if complete else sorted(set(qrels) & set(run))
     return {
         qid: topic_measures(
-            rank_topic(qrels[qid], run.get(qid, {}), judged_only=judged_only, max_docs=max_docs),
+            rank_topic(prepared(qrels, qid), run.get(qid, {}), judged_only=judged_only, max_docs=max_docs),
             parsed,
             relevance_level,
             version,
@@ -399,7 +415,24 @@ def evaluate_many(
 ) -> dict[str, dict[str, dict[str, float]]]:
     """``evaluate`` for several runs against the same qrels: ``{run name: {qid: {measure: value}}}``."""
     parsed = _as_measures(measures)
-    return {name: evaluate(qrels, run, parsed, **options) for name, run in runs.items()}
+    prepared_qrels = PreparedQrels(qrels)
+    return {name: evaluate(prepared_qrels, run, parsed, **options) for name, run in runs.items()}
+
+
+class PreparedQrels(dict):
+    """Qrels whose topics are prepared once (``prepare_topic``) and reused by every run."""
+
+    def __init__(self, qrels: Qrels) -> None:
+        super().__init__(qrels)
+        self.prepared: dict[str, TopicJudgements] = {}
+
+
+def prepared(qrels: Qrels, qid: str) -> TopicJudgements:
+    if isinstance(qrels, PreparedQrels):
+        if qid not in qrels.prepared:
+            qrels.prepared[qid] = prepare_topic(qrels[qid])
+        return qrels.prepared[qid]
+    return prepare_topic(qrels[qid])
 
 
 def _as_measures(measures: Iterable[str] | Sequence[Measure] | None) -> list[Measure]:
