@@ -13,10 +13,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
+from evaluation.downloads import qrels_response
 from evaluation.models import GroundTruthSnapshot
 
 from .assignment import AssignmentError, claim_next_task, live_assignment, submit_judgement
-from .ground_truth import snapshot_qrels_lines
 from .models import Project
 from .tasks import compute_ground_truth
 
@@ -146,10 +146,4 @@ def project_detail(request: HttpRequest, project_id: int) -> HttpResponse:
 def snapshot_qrels(request: HttpRequest, project_id: int, version: int) -> HttpResponse:
     """Download a snapshot as TREC qrels. Security behavior: the project's owner only."""
     project = owned_project(request, project_id)
-    snapshot = get_object_or_404(GroundTruthSnapshot, project=project, version=version)
-    response = HttpResponse(
-        "".join(line + "\n" for line in snapshot_qrels_lines(snapshot)),
-        content_type="text/plain; charset=utf-8",
-    )
-    response["Content-Disposition"] = f'attachment; filename="project{project.pk}-v{version}.qrels"'
-    return response
+    return qrels_response(get_object_or_404(GroundTruthSnapshot, project=project, version=version))

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 
-from annotation.ground_truth import snapshot_qrels_lines
 from annotation.models import Project
 from annotation.permissions import IsResearcher
 
+from .downloads import qrels_response
 from .models import GroundTruthSnapshot
 
 
@@ -50,10 +49,4 @@ class SnapshotViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["get"])
     def qrels(self, request, project_pk=None, version=None):
         """The snapshot as TREC qrels (``topic 0 docno label``)."""
-        snapshot = self.get_object()
-        body = "".join(line + "\n" for line in snapshot_qrels_lines(snapshot))
-        response = HttpResponse(body, content_type="text/plain; charset=utf-8")
-        response["Content-Disposition"] = (
-            f'attachment; filename="project{snapshot.project_id}-v{snapshot.version}.qrels"'
-        )
-        return response
+        return qrels_response(self.get_object())
