@@ -17,6 +17,7 @@ import pytest
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT_DIR.parent / "shared" / "data"
 REQUIRE_SERVICES = os.environ.get("CRANFIELD_REQUIRE_SERVICES") == "1"
+os.environ.setdefault("MPLBACKEND", "Agg")  # no display here or in CI
 
 
 def missing(reason: str) -> None:

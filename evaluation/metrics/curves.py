@@ -1,0 +1,105 @@
+"""Curves from scored outputs against binary ground truth: ROC (with AUC), DET, and Q-Q points.
+
+ROC: Fawcett (2006), "An introduction to ROC analysis". DET: Martin et al. (1997), miss rate against
+false-alarm rate on normal-deviate (probit) axes. Q-Q: Wilk & Gnanadesikan (1968); the one-sample
+version uses statsmodels' ProbPlot. Functions return data; ``plotting`` draws it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+from statsmodels.graphics.gofplots import ProbPlot, plotting_pos
+
+
+@dataclass(frozen=True)
+class RocCurve:
+    """False- and true-positive rates at every distinct score threshold, highest threshold first."""
+
+    false_positive_rate: np.ndarray
+    true_positive_rate: np.ndarray
+    thresholds: np.ndarray
+    auc: float
+
+
+@dataclass(frozen=True)
+class DetCurve:
+    """False-alarm and miss rates, and their probit (normal-deviate) transforms for DET axes."""
+
+    false_alarm_rate: np.ndarray
+    miss_rate: np.ndarray
+    false_alarm_deviate: np.ndarray
+    miss_deviate: np.ndarray
+
+
+def _validated(scores: Sequence[float], labels: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    scores = np.asarray(scores, dtype=float)
+    labels = np.asarray(labels)
+    if scores.shape != labels.shape or scores.ndim != 1:
+        raise ValueError(
+            f"scores and labels must be equal-length 1-D sequences, got {scores.shape}, {labels.shape}"
+        )
+    if not np.isin(labels, (0, 1)).all():
+        raise ValueError("labels must be 0 (negative) or 1 (positive)")
+    if labels.sum() in (0, len(labels)):
+        raise ValueError("labels need at least one positive and one negative")
+    if np.isnan(scores).any():
+        raise ValueError("scores must not be NaN")
+    return scores, labels.astype(int)
+
+
+def roc_curve(scores: Sequence[float], labels: Sequence[int]) -> RocCurve:
+    """ROC points at every distinct threshold (ties form one step), starting at (0, 0), and the
+    area under the curve by the trapezoidal rule, which credits ties with half a pair."""
+    scores, labels = _validated(scores, labels)
+    order = np.argsort(-scores, kind="mergesort")
+    scores, labels = scores[order], labels[order]
+    last_of_each_score = np.r_[np.flatnonzero(np.diff(scores)), len(scores) - 1]
+    true_positives = np.cumsum(labels)[last_of_each_score]
+    false_positives = (last_of_each_score + 1) - true_positives
+    tpr = np.r_[0.0, true_positives / labels.sum()]
+    fpr = np.r_[0.0, false_positives / (len(labels) - labels.sum())]
+    thresholds = np.r_[np.inf, scores[last_of_each_score]]
+    return RocCurve(fpr, tpr, thresholds, float(np.trapezoid(tpr, fpr)))
+
+
+def det_curve(scores: Sequence[float], labels: Sequence[int]) -> DetCurve:
+    """DET points (the ROC points as miss rate against false-alarm rate) with probit transforms;
+    rates of exactly 0 or 1 have infinite deviates and are kept, for the caller to clip."""
+    roc = roc_curve(scores, labels)
+    miss = 1.0 - roc.true_positive_rate
+    with np.errstate(divide="ignore"):
+        return DetCurve(
+            roc.false_positive_rate, miss, stats.norm.ppf(roc.false_positive_rate), stats.norm.ppf(miss)
+        )
+
+
+@dataclass(frozen=True)
+class QQPoints:
+    """Paired quantiles: ``x`` of the reference (sample or distribution), ``y`` of the sample."""
+
+    x: np.ndarray
+    y: np.ndarray
+
+
+def qq_two_samples(sample: Sequence[float], reference: Sequence[float]) -> QQPoints:
+    """Quantiles of two samples, paired at the plotting positions of the smaller one and
+    interpolated in the larger with ``mquantiles``, as statsmodels' ``ProbPlot.qqplot(other=…)``."""
+    sample, reference = np.sort(np.asarray(sample, dtype=float)), np.sort(np.asarray(reference, dtype=float))
+    if len(sample) < 2 or len(reference) < 2:
+        raise ValueError("each sample needs at least two values")
+    if len(sample) < len(reference):
+        reference = stats.mstats.mquantiles(reference, plotting_pos(len(sample), 0.0)).data
+    elif len(reference) < len(sample):
+        sample = stats.mstats.mquantiles(sample, plotting_pos(len(reference), 0.0)).data
+    return QQPoints(reference, sample)
+
+
+def qq_against_distribution(sample: Sequence[float], distribution=stats.norm, fit: bool = True) -> QQPoints:
+    """Theoretical quantiles of ``distribution`` (fitted to the sample when ``fit``) against the
+    sorted sample, exactly as statsmodels' ``ProbPlot(sample, dist, fit=fit)`` computes them."""
+    plot = ProbPlot(np.asarray(sample, dtype=float), dist=distribution, fit=fit)
+    return QQPoints(plot.theoretical_quantiles, plot.sample_quantiles)
