@@ -1,0 +1,86 @@
+"""Significance tests against SciPy's and statsmodels' own, plus the properties any such test has."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from evaluation.metrics.significance import (
+    bootstrap_test,
+    compare_systems,
+    correct,
+    mean_confidence_interval,
+    paired_t_test,
+    randomisation_test,
+    wilcoxon_test,
+)
+
+RNG = np.random.default_rng(2007)
+SYSTEM_A = RNG.uniform(0.1, 0.6, size=50)
+SYSTEM_B = np.clip(SYSTEM_A + RNG.normal(0.03, 0.08, size=50), 0, 1)
+
+
+def test_t_test_and_wilcoxon_equal_scipy():
+    assert paired_t_test(SYSTEM_A, SYSTEM_B).p_value == pytest.approx(
+        stats.ttest_rel(SYSTEM_A, SYSTEM_B).pvalue
+    )
+    assert wilcoxon_test(SYSTEM_A, SYSTEM_B).p_value == pytest.approx(
+        stats.wilcoxon(SYSTEM_A, SYSTEM_B).pvalue
+    )
+
+
+def test_randomisation_approximates_the_exact_permutation_p_value():
+    a, b = SYSTEM_A[:12], SYSTEM_B[:12]
+    exact = stats.permutation_test(
+        (a, b),
+        lambda x, y: np.mean(x - y),
+        permutation_type="samples",
+        n_resamples=np.inf,
+        alternative="two-sided",
+    ).pvalue
+    ours = randomisation_test(a, b, n_resamples=20_000, seed=1).p_value
+    assert ours == pytest.approx(exact, abs=0.015)
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "bootstrap", "randomisation"])
+def test_identical_systems_are_not_different(test):
+    assert compare_systems(SYSTEM_A, SYSTEM_A, test).p_value == pytest.approx(1.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "bootstrap", "randomisation"])
+def test_a_large_consistent_improvement_is_significant(test):
+    result = compare_systems(SYSTEM_A + 0.2, SYSTEM_A, test)
+    assert result.p_value < 0.001
+    assert result.mean_difference == pytest.approx(0.2)
+
+
+def test_bootstrap_and_randomisation_are_reproducible_with_a_seed():
+    assert bootstrap_test(SYSTEM_A, SYSTEM_B, seed=5) == bootstrap_test(SYSTEM_A, SYSTEM_B, seed=5)
+    assert randomisation_test(SYSTEM_A, SYSTEM_B, seed=5) == randomisation_test(SYSTEM_A, SYSTEM_B, seed=5)
+
+
+def test_holm_correction_worked_example():
+    # Holm (1979): sorted p-values times (m, m-1, …), made monotone.
+    reject, corrected = correct([0.01, 0.04, 0.03, 0.005], method="holm")
+    assert corrected == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert reject == [True, False, False, True]
+    assert correct([0.01, 0.04], method="bonferroni")[1] == pytest.approx([0.02, 0.08])
+
+
+def test_confidence_intervals():
+    t_interval = mean_confidence_interval(SYSTEM_A)
+    low, high = stats.t.interval(0.95, len(SYSTEM_A) - 1, loc=SYSTEM_A.mean(), scale=stats.sem(SYSTEM_A))
+    assert (t_interval.low, t_interval.high) == pytest.approx((low, high))
+    boot = mean_confidence_interval(SYSTEM_A, method="bootstrap", seed=3)
+    assert boot.low < SYSTEM_A.mean() < boot.high
+    assert boot.high - boot.low == pytest.approx(high - low, rel=0.25)
+
+
+def test_unpaired_or_too_short_input_is_refused():
+    with pytest.raises(ValueError, match="paired"):
+        paired_t_test([0.1, 0.2], [0.1])
+    with pytest.raises(ValueError, match="at least two topics"):
+        paired_t_test([0.1], [0.2])
+    with pytest.raises(ValueError, match="test must be one of"):
+        compare_systems(SYSTEM_A, SYSTEM_B, "anova")
