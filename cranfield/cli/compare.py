@@ -1,0 +1,106 @@
+"""``cranfield compare QRELS RUN…``: a table of systems, with significance against the best."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from evaluation.metrics.ranked import MeasureError, aggregate, evaluate_many, parse_measures
+from evaluation.metrics.significance import TESTS, compare_systems, correct
+from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
+
+CORRECTIONS = (
+    "holm",
+    "bonferroni",
+    "sidak",
+    "holm-sidak",
+    "simes-hochberg",
+    "hommel",
+    "fdr_bh",
+    "fdr_by",
+    "none",
+)
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="compare runs on trec_eval measures, with significance against the best",
+        description="Score several runs against one qrels file and test each against the best run "
+        "on the first measure (paired over topics, corrected for multiple comparisons).",
+    )
+    parser.add_argument("qrels")
+    parser.add_argument("runs", nargs="+", metavar="RUN")
+    parser.add_argument(
+        "-m",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="default: map, P.10, ndcg (first is tested)",
+    )
+    parser.add_argument("--test", choices=TESTS, default="t", help="paired test (default: t)")
+    parser.add_argument("--correction", choices=CORRECTIONS, default="holm", help="default: holm")
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("-l", dest="relevance_level", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(handler=run_compare)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    try:
+        measures = parse_measures(args.measures or ["map", "P.10", "ndcg"])
+        qrels = read_qrels(args.qrels)
+        runs = {}
+        for path in args.runs:
+            run, tag = read_run(path)
+            name = tag or path
+            if name in runs:
+                name = f"{name} ({path})"
+            runs[name] = run
+    except (MeasureError, TrecFormatError, OSError) as error:
+        print(f"cranfield compare: error: {error}", file=sys.stderr)
+        return 2
+    # Every run is scored on every qrels topic (-c), so per-topic scores pair up across runs.
+    per_run = evaluate_many(qrels, runs, measures, complete=True, relevance_level=args.relevance_level)
+    names = [name for measure in measures for name in measure.names()]
+    primary = names[0]
+    summaries = {run: aggregate(per_topic) for run, per_topic in per_run.items()}
+    best = max(summaries, key=lambda run: summaries[run][primary])
+    topics = sorted(qrels)
+    others = [run for run in runs if run != best]
+    raw = [
+        compare_systems(
+            [per_run[best][t][primary] for t in topics], [per_run[run][t][primary] for t in topics], args.test
+        ).p_value
+        for run in others
+    ]
+    if args.correction == "none" or not raw:
+        corrected, reject = raw, [p < args.alpha for p in raw]
+    else:
+        reject, corrected = correct(raw, args.correction, args.alpha)
+    p_values = dict(zip(others, corrected, strict=True))
+    significant = dict(zip(others, reject, strict=True))
+    ordered = sorted(runs, key=lambda run: summaries[run][primary], reverse=True)
+    if args.json:
+        rows = [
+            {"run": run, **{n: summaries[run][n] for n in names}, "p_value": p_values.get(run),
+             "significant": significant.get(run, False), "best": run == best}
+            for run in ordered
+        ]  # fmt: skip
+        json.dump(
+            {"measure": primary, "test": args.test, "correction": args.correction, "rows": rows}, sys.stdout
+        )
+        print()
+        return 0
+    width = max(len(run) for run in runs)
+    print(f"{'run':<{width}}  " + "  ".join(f"{n:>10}" for n in names) + f"  {'p (' + primary + ')':>14}")
+    for run in ordered:
+        cells = "  ".join(f"{summaries[run][n]:>10.4f}" for n in names)
+        marker = "best" if run == best else f"{p_values[run]:.4f}{' *' if significant[run] else '  '}"
+        print(f"{run:<{width}}  {cells}  {marker:>14}")
+    print(
+        f"p: {args.test} test against the best run on {primary} over {len(topics)} topics, "
+        f"{args.correction} correction; * = significant at {args.alpha}"
+    )
+    return 0
