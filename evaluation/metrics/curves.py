@@ -1,4 +1,5 @@
-"""Curves from scored outputs against binary ground truth: ROC (with AUC), DET, and Q-Q points.
+"""Curves: interpolated precision-recall from a ranking; ROC (with AUC) and DET from scored outputs
+against binary ground truth; Q-Q points.
 
 ROC: Fawcett (2006), "An introduction to ROC analysis". DET: Martin et al. (1997), miss rate against
 false-alarm rate on normal-deviate (probit) axes. Q-Q: Wilk & Gnanadesikan (1968); the one-sample
@@ -7,12 +8,43 @@ version uses statsmodels' ProbPlot. Functions return data; ``plotting`` draws it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 from statsmodels.graphics.gofplots import ProbPlot, plotting_pos
+
+from .ranked import RECALL_POINTS, interpolated_precision
+
+
+@dataclass(frozen=True)
+class PrecisionRecallCurve:
+    """Precision and recall at each relevant document's rank (the full curve), and trec_eval's
+    interpolated precision at the standard recall points (11 by default)."""
+
+    recall: np.ndarray
+    precision: np.ndarray
+    recall_points: tuple[float, ...]
+    interpolated_precision: list[float]
+
+
+def precision_recall_curve(
+    ranking: Sequence[str], relevant: Iterable[str], recall_points: Sequence[float] = RECALL_POINTS
+) -> PrecisionRecallCurve:
+    """The P-R curve of one ranked list against its relevant set; interpolation as trec_eval 10.0's
+    iprec_at_recall (best precision at or after the ⌊p·R⌉-th relevant document)."""
+    relevant = set(relevant)
+    if len(set(ranking)) != len(ranking):
+        raise ValueError("a ranking lists each document once")
+    hits = np.fromiter((docno in relevant for docno in ranking), dtype=bool, count=len(ranking))
+    ranks = np.flatnonzero(hits) + 1
+    precision = np.arange(1, len(ranks) + 1) / ranks if len(ranks) else np.zeros(0)
+    recall = np.arange(1, len(ranks) + 1) / len(relevant) if relevant else np.zeros(0)
+    points = tuple(recall_points)
+    return PrecisionRecallCurve(
+        recall, precision, points, interpolated_precision(precision, len(relevant), points, "10.0")
+    )
 
 
 @dataclass(frozen=True)

@@ -240,7 +240,7 @@ def topic_measures(
             values["recip_rank"] = 1.0 / float(ranks[relevant][0]) if num_rel_ret else 0.0
         elif family in {"iprec_at_recall", "11pt_avg"}:
             points = measure.params if family == "iprec_at_recall" else RECALL_POINTS
-            interpolated = _interpolated_precision(precision_at_rel, num_rel, points, version)
+            interpolated = interpolated_precision(precision_at_rel, num_rel, points, version)
             if family == "11pt_avg":
                 values["11pt_avg"] = sum(interpolated) / len(interpolated)
             else:
@@ -323,7 +323,7 @@ def _inferred_ap(rels: np.ndarray, relevance_level: int, num_rel: int) -> float:
     return total / num_rel if num_rel else 0.0
 
 
-def _interpolated_precision(
+def interpolated_precision(
     precision_at_rel: np.ndarray, num_rel: int, points: Sequence[float], version: str
 ) -> list[float]:
     """Interpolated precision at recall points, as trec_eval's m_iprec_at_recall.c.

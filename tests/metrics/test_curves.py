@@ -84,3 +84,31 @@ def test_qq_two_samples_equals_probplot_qqplot_data(n_sample, n_reference):
     else:
         np.testing.assert_allclose(ours.y, x)
         np.testing.assert_allclose(ours.x, y)
+
+
+def test_precision_recall_curve_equals_trec_eval_for_topic_301(shared_data):
+    from evaluation.metrics.curves import precision_recall_curve
+    from evaluation.metrics.trec_io import read_qrels, read_run, trec_order
+
+    directory = shared_data / "trec_eval_tests"
+    qrels = read_qrels(directory / "qrels.test")["301"]
+    run, _ = read_run(directory / "results.test")
+    curve = precision_recall_curve(trec_order(run["301"]), {d for d, rel in qrels.items() if rel >= 1})
+    expected = {}
+    for line in (directory / "out.test.aq").read_text().splitlines():
+        name, qid, value = (field.strip() for field in line.split("\t"))
+        if qid == "301" and name.startswith("iprec_at_recall_"):
+            expected[float(name.rsplit("_", 1)[1])] = float(value)
+    assert [round(p, 4) for p in curve.interpolated_precision] == [expected[r] for r in curve.recall_points]
+    assert len(curve.precision) == 71 and curve.recall[-1] == pytest.approx(71 / 474)
+
+
+def test_precision_recall_curve_worked_example():
+    from evaluation.metrics.curves import precision_recall_curve
+
+    # Relevant at ranks 1, 3 and 6 of 3 relevant: precision 1, 2/3, 1/2 at recall 1/3, 2/3, 1.
+    curve = precision_recall_curve(["a", "x", "b", "y", "z", "c"], {"a", "b", "c"})
+    np.testing.assert_allclose(curve.precision, [1, 2 / 3, 1 / 2])
+    np.testing.assert_allclose(curve.recall, [1 / 3, 2 / 3, 1])
+    assert curve.interpolated_precision[0] == 1.0
+    assert curve.interpolated_precision[10] == pytest.approx(0.5)
