@@ -182,10 +182,14 @@ def rank_topic(
     count = len(scores)
     rels = np.fromiter(map(lookup, scores, repeat(NOT_IN_POOL)), dtype=np.int64, count=count)
     if count:
-        docnos = np.array(list(scores))
         values = np.fromiter(scores.values(), dtype=np.float64, count=count)
-        # lexsort: last key is primary; ascending then reversed = score desc, docno desc.
-        rels = rels[np.lexsort((docnos, values))[::-1]]
+        order = np.argsort(-values, kind="stable")
+        ordered_values = values[order]
+        if (ordered_values[1:] == ordered_values[:-1]).any():
+            # Tied scores: trec_eval breaks them by docno, descending. lexsort's last key is primary;
+            # ascending then reversed gives score desc, docno desc.
+            order = np.lexsort((np.array(list(scores)), values))[::-1]
+        rels = rels[order]
     if max_docs is not None:
         rels = rels[:max_docs]
     if judged_only:
