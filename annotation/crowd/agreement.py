@@ -11,8 +11,9 @@ from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
+import krippendorff
 import numpy as np
-from statsmodels.stats.inter_rater import aggregate_raters
+from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
 
 Triple = tuple[Hashable, Hashable, Hashable]
@@ -52,7 +53,7 @@ def fleiss_kappa(labels: Iterable[Triple]) -> AgreementResult:
     n = max(counts, key=lambda count: (counts[count], count))
     kept = [ratings for ratings in items.values() if len(ratings) == n]
     workers = {worker for ratings in kept for worker, _ in ratings}
-    categories = sorted({label for ratings in kept for _, label in ratings}, key=repr)
+    categories = sorted({label for ratings in kept for _, label in ratings}, key=label_order)
     code = {label: index for index, label in enumerate(categories)}
     coded = np.array([[code[label] for _, label in ratings] for ratings in kept])
     table, _ = aggregate_raters(coded, n_cat=len(categories))
@@ -62,3 +63,92 @@ def fleiss_kappa(labels: Iterable[Triple]) -> AgreementResult:
     return AgreementResult(
         None if math.isnan(value) else value, len(kept), len(workers), len(items) - len(kept)
     )
+
+
+@dataclass(frozen=True)
+class PairwiseKappa:
+    """Cohen's kappa for every pair of assessors who share items, and their mean."""
+
+    pairs: dict[tuple[Hashable, Hashable], float]
+    shared_items: dict[tuple[Hashable, Hashable], int]
+    mean: float | None
+    n_items: int
+    n_workers: int
+    weights: str
+
+
+def cohen_kappa_pairs(
+    labels: Iterable[Triple], *, weights: str = "none", min_shared: int = 2
+) -> PairwiseKappa:
+    """Cohen's kappa (statsmodels' ``cohens_kappa``) for every pair sharing ``min_shared`` items.
+
+    ``weights``: ``none`` (plain), ``linear`` or ``quadratic`` (for graded and Likert labels, whose
+    categories are then ordered numbers-first). Categories are those of the whole data set, so
+    every pair's table has the same shape. A pair whose kappa is undefined (both gave one and the
+    same label throughout) is left out of the mean and of ``pairs``.
+    """
+    if weights not in {"none", "linear", "quadratic"}:
+        raise ValueError(f"weights must be none, linear or quadratic, not {weights!r}")
+    items = group_by_item(labels)
+    categories = sorted({label for ratings in items.values() for _, label in ratings}, key=label_order)
+    code = {label: index for index, label in enumerate(categories)}
+    by_pair: dict[tuple, list[tuple[int, int]]] = {}
+    for ratings in items.values():
+        seen = sorted({worker: label for worker, label in ratings}.items(), key=lambda wl: repr(wl[0]))
+        for i, (first, first_label) in enumerate(seen):
+            for second, second_label in seen[i + 1 :]:
+                by_pair.setdefault((first, second), []).append((code[first_label], code[second_label]))
+    pairs, shared = {}, {}
+    n = len(categories)
+    for pair, coded in by_pair.items():
+        if len(coded) < min_shared:
+            continue
+        table = np.zeros((n, n))
+        for a, b in coded:
+            table[a, b] += 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            if weights == "none":
+                value = cohens_kappa(table, return_results=False)
+            else:
+                value = cohens_kappa(table, wt=weights, return_results=False)
+        if not math.isnan(value):
+            pairs[pair] = float(value)
+            shared[pair] = len(coded)
+    workers = {worker for pair in pairs for worker in pair}
+    covered = sum(1 for ratings in items.values() if len({w for w, _ in ratings} & workers) >= 2)
+    mean = float(np.mean(list(pairs.values()))) if pairs else None
+    return PairwiseKappa(pairs, shared, mean, covered, len(workers), weights)
+
+
+def krippendorff_alpha(labels: Iterable[Triple], level: str = "nominal") -> AgreementResult:
+    """Krippendorff's alpha (the ``krippendorff`` package) for unbalanced designs: any number of
+    ratings per item, missing ones allowed. ``level``: nominal, ordinal, interval or ratio; for
+    ordinal and above the labels must be numbers."""
+    items = group_by_item(labels)
+    workers = sorted({worker for ratings in items.values() for worker, _ in ratings}, key=repr)
+    if level == "nominal":
+        categories = sorted({label for ratings in items.values() for _, label in ratings}, key=label_order)
+        code = {label: float(index) for index, label in enumerate(categories)}
+    else:
+        code = None
+    column = {worker: index for index, worker in enumerate(workers)}
+    data = np.full((len(workers), len(items)), np.nan)
+    for item_index, ratings in enumerate(items.values()):
+        for worker, label in ratings:
+            data[column[worker], item_index] = code[label] if code is not None else float(label)
+    pairable = int((np.sum(~np.isnan(data), axis=0) >= 2).sum())
+    if pairable == 0 or len(np.unique(data[~np.isnan(data)])) < 2:
+        return AgreementResult(None, pairable, len(workers), len(items) - pairable)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        value = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+    # Undefined (0/0) when the pairable ratings show no variation at all.
+    return AgreementResult(
+        None if math.isnan(value) else value, pairable, len(workers), len(items) - pairable
+    )
+
+
+def label_order(label: Hashable) -> tuple:
+    # Numbers in numeric order, anything else after them in string order.
+    return (0, label, "") if isinstance(label, int | float) else (1, 0, str(label))

@@ -1,0 +1,123 @@
+"""Pairwise Cohen's kappa against scikit-learn, alpha against the krippendorff package, the CSV
+reader's errors, and the two CLI commands."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import krippendorff
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import cohen_kappa_score
+
+from annotation.crowd.agreement import cohen_kappa_pairs, krippendorff_alpha
+from annotation.crowd.labels_io import LabelFileError, read_gold, read_labels
+from cranfield.cli import main
+
+ratings = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=3, max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ratings, st.sampled_from(["none", "linear", "quadratic"]))
+def test_a_pair_of_assessors_gets_scikit_learns_kappa(pairs, weights):
+    triples = [(i, "ann", a) for i, (a, _) in enumerate(pairs)] + [
+        (i, "bob", b) for i, (_, b) in enumerate(pairs)
+    ]
+    result = cohen_kappa_pairs(triples, weights=weights)
+    first, second = zip(*pairs, strict=True)
+    labels = sorted(set(first) | set(second))
+    with np.errstate(all="ignore"):
+        expected = cohen_kappa_score(
+            first, second, labels=labels, weights=None if weights == "none" else weights
+        )
+    if np.isnan(expected):
+        assert result.mean is None
+    else:
+        assert result.pairs[("ann", "bob")] == pytest.approx(expected, abs=1e-9)
+        assert result.shared_items[("ann", "bob")] == len(pairs)
+
+
+def test_the_mean_is_over_every_pair_that_shares_items():
+    triples = [
+        (1, "a", 0),
+        (1, "b", 0),
+        (2, "a", 1),
+        (2, "b", 1),
+        (3, "a", 1),
+        (3, "b", 0),
+        (1, "c", 0),
+        (2, "c", 1),
+    ]
+    result = cohen_kappa_pairs(triples)
+    assert set(result.pairs) == {("a", "b"), ("a", "c"), ("b", "c")}
+    assert result.mean == pytest.approx(np.mean(list(result.pairs.values())))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.one_of(st.none(), st.integers(0, 4)), min_size=5, max_size=5), min_size=2, max_size=6
+    ),
+    st.sampled_from(["nominal", "ordinal", "interval"]),
+)
+def test_alpha_equals_the_krippendorff_package_on_unbalanced_designs(matrix, level):
+    triples = [
+        (item, f"w{w}", v) for w, row in enumerate(matrix) for item, v in enumerate(row) if v is not None
+    ]
+    data = np.array([[np.nan if v is None else v for v in row] for row in matrix], dtype=float)
+    ours = krippendorff_alpha(triples, level=level)
+    pairable = data[:, np.sum(~np.isnan(data), axis=0) >= 2]
+    if ours.value is None:
+        assert len(np.unique(pairable[~np.isnan(pairable)])) < 2
+        return
+    # Nominal labels are recoded 0..K-1; alpha is invariant to that.
+    assert ours.value == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+    assert ours.n_items == pairable.shape[1]
+
+
+def test_label_files_name_the_bad_line(tmp_path):
+    bad = tmp_path / "labels.csv"
+    bad.write_text("item,worker,label\n1,a,0\n2,b\n")
+    with pytest.raises(LabelFileError, match="line 3: expected 3 fields"):
+        list(read_labels(bad))
+    bad.write_text("item,worker,label\n1,,0\n")
+    with pytest.raises(LabelFileError, match="line 2, field 'worker': empty"):
+        list(read_labels(bad))
+    bad.write_text("task,annotator,answer\n")
+    with pytest.raises(LabelFileError, match="line 1: expected the header item,worker,label"):
+        list(read_labels(bad))
+    gold = tmp_path / "gold.csv"
+    gold.write_text("item,gold\n1,0\n1,1\n")
+    with pytest.raises(LabelFileError, match="two different gold labels"):
+        read_gold(gold)
+
+
+def test_agreement_cli_reports_the_required_fields(shared_data, capsys):
+    assert main(["agreement", str(shared_data / "crowd_snow2008" / "wsd_labels.csv")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert {"fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha", "n_items", "n_workers"} <= set(report)
+    assert round(report["fleiss_kappa"], 4) == 0.9372
+
+
+@pytest.mark.parametrize("method", ["majority", "dawid-skene", "gold-weighted"])
+def test_aggregate_cli_writes_item_label_confidence(shared_data, capsys, method):
+    labels = shared_data / "crowd_snow2008" / "rte_labels.csv"
+    gold = shared_data / "crowd_snow2008" / "rte_gold.csv"
+    assert main(["aggregate", str(labels), "--method", method, "--gold", str(gold)]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) == 800
+    assert set(rows[0]) == {"item", "label", "confidence"}
+    assert all(0.0 <= float(row["confidence"]) <= 1.0 for row in rows)
+
+
+def test_aggregate_cli_explains_missing_gold_and_bad_files(tmp_path, capsys):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("item,worker,label\n1,a,x\n1,b\n")
+    assert main(["aggregate", str(labels), "--method", "gold-weighted"]) == 2
+    assert "needs --gold" in capsys.readouterr().err
+    assert main(["aggregate", str(labels)]) == 2
+    assert "line 3" in capsys.readouterr().err
