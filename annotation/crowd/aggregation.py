@@ -147,6 +147,11 @@ def dawid_skene(
             "tolerance": tolerance,
             "smoothing": smoothing,
             "iterations": iterations,
+            # Each worker's chance of giving the true label: Σ_k prior_k · confusion[w, k, k].
+            "worker_reliability": {
+                worker: float(np.dot(priors, np.diag(confusion[index])))
+                for index, worker in enumerate(data.workers)
+            },
         },
     )
 

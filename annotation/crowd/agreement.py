@@ -124,26 +124,31 @@ def cohen_kappa_pairs(
 def krippendorff_alpha(labels: Iterable[Triple], level: str = "nominal") -> AgreementResult:
     """Krippendorff's alpha (the ``krippendorff`` package) for unbalanced designs: any number of
     ratings per item, missing ones allowed. ``level``: nominal, ordinal, interval or ratio; for
-    ordinal and above the labels must be numbers."""
+    ordinal and above the labels must be numbers.
+
+    Alpha depends only on how often each value occurs within each item, so the package is given
+    an items × values count table rather than an assessors × items matrix: memory grows with the
+    items, not with items × assessors.
+    """
     items = group_by_item(labels)
-    workers = sorted({worker for ratings in items.values() for worker, _ in ratings}, key=repr)
-    if level == "nominal":
-        categories = sorted({label for ratings in items.values() for _, label in ratings}, key=label_order)
-        code = {label: float(index) for index, label in enumerate(categories)}
-    else:
-        code = None
-    column = {worker: index for index, worker in enumerate(workers)}
-    data = np.full((len(workers), len(items)), np.nan)
-    for item_index, ratings in enumerate(items.values()):
-        for worker, label in ratings:
-            data[column[worker], item_index] = code[label] if code is not None else float(label)
-    pairable = int((np.sum(~np.isnan(data), axis=0) >= 2).sum())
-    if pairable == 0 or len(np.unique(data[~np.isnan(data)])) < 2:
+    workers = {worker for ratings in items.values() for worker, _ in ratings}
+    domain = sorted({label for ratings in items.values() for _, label in ratings}, key=label_order)
+    column = {label: index for index, label in enumerate(domain)}
+    counts = np.zeros((len(items), len(domain)))
+    for row, ratings in enumerate(items.values()):
+        for _, label in ratings:
+            counts[row, column[label]] += 1
+    pairable_rows = counts.sum(axis=1) >= 2
+    pairable = int(pairable_rows.sum())
+    if pairable == 0 or np.count_nonzero(counts[pairable_rows].sum(axis=0)) < 2:
+        # Undefined (0/0) when the pairable ratings show no variation at all.
         return AgreementResult(None, pairable, len(workers), len(items) - pairable)
+    value_domain = list(range(len(domain))) if level == "nominal" else [float(v) for v in domain]
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
-        value = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
-    # Undefined (0/0) when the pairable ratings show no variation at all.
+        value = float(
+            krippendorff.alpha(value_counts=counts, value_domain=value_domain, level_of_measurement=level)
+        )
     return AgreementResult(
         None if math.isnan(value) else value, pairable, len(workers), len(items) - pairable
     )
