@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import random
-from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from .agreement import Triple, label_order
 
@@ -35,27 +34,33 @@ def majority_vote(
     """
     if tie_rule not in TIE_RULES:
         raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, not {tie_rule!r}")
-    rng = random.Random(seed)
-    votes: dict[Hashable, Counter] = {}
-    for item, _, label in labels:
-        votes.setdefault(item, Counter())[label] += 1
-    winners: dict[Hashable, Hashable] = {}
-    confidence: dict[Hashable, float] = {}
-    ties: list[Hashable] = []
-    for item, counter in votes.items():
-        top = max(counter.values())
-        leaders = sorted((label for label, count in counter.items() if count == top), key=label_order)
-        if len(leaders) > 1:
-            ties.append(item)
-        if tie_rule == "smallest":
-            winners[item] = leaders[0]
-        elif tie_rule == "largest":
-            winners[item] = leaders[-1]
-        else:
-            winners[item] = rng.choice(leaders)
-        confidence[item] = top / sum(counter.values())
+    data = encode(labels)
+    votes = vote_counts(data)
+    top = votes.max(axis=1)
+    leaders = votes == top[:, None]
+    if tie_rule == "smallest":
+        winners = leaders.argmax(axis=1)
+    elif tie_rule == "largest":
+        winners = leaders.shape[1] - 1 - leaders[:, ::-1].argmax(axis=1)
+    else:
+        winners = (np.random.default_rng(seed).random(leaders.shape) * leaders).argmax(axis=1)
+    share = top / votes.sum(axis=1)
+    tied = leaders.sum(axis=1) > 1
     parameters = {"tie_rule": tie_rule} | ({"seed": seed} if tie_rule == "random" else {})
-    return AggregationResult(winners, confidence, ties, "majority", parameters)
+    return AggregationResult(
+        dict(zip(data.items, (data.classes[w] for w in winners.tolist()), strict=True)),
+        dict(zip(data.items, share.tolist(), strict=True)),
+        [item for item, is_tied in zip(data.items, tied.tolist(), strict=True) if is_tied],
+        "majority",
+        parameters,
+    )
+
+
+def vote_counts(data: Encoded) -> np.ndarray:
+    """Items × classes matrix of how many labels of each class every item received."""
+    n_classes = len(data.classes)
+    flat = np.bincount(data.item_index * n_classes + data.label_index, minlength=len(data.items) * n_classes)
+    return flat.reshape(len(data.items), n_classes).astype(float)
 
 
 @dataclass(frozen=True)
@@ -71,24 +76,24 @@ class Encoded:
 
 
 def encode(labels: Iterable[Triple]) -> Encoded:
-    """Integer codes for items, workers and labels (classes sorted numbers-first), in one pass."""
-    item_codes: dict = {}
-    worker_codes: dict = {}
-    raw_labels: list = []
-    item_index, worker_index = [], []
-    for item, worker, label in labels:
-        item_index.append(item_codes.setdefault(item, len(item_codes)))
-        worker_index.append(worker_codes.setdefault(worker, len(worker_codes)))
-        raw_labels.append(label)
-    classes = sorted(set(raw_labels), key=label_order)
-    class_codes = {label: code for code, label in enumerate(classes)}
+    """Integer codes for items and workers (first-seen order) and labels (classes sorted
+    numbers-first), via pandas' hash-based ``factorize``."""
+    triples = labels if isinstance(labels, list) else list(labels)
+    if not triples:
+        raise ValueError("no labels to aggregate")
+    items, workers, raw_labels = (list(column) for column in zip(*triples, strict=True))
+    item_index, item_values = pd.factorize(pd.Series(items, dtype=object), sort=False)
+    worker_index, worker_values = pd.factorize(pd.Series(workers, dtype=object), sort=False)
+    label_codes, label_values = pd.factorize(pd.Series(raw_labels, dtype=object), sort=False)
+    classes = sorted(label_values.tolist(), key=label_order)
+    remap = np.array([classes.index(label) for label in label_values.tolist()], dtype=np.int64)
     return Encoded(
-        list(item_codes),
-        list(worker_codes),
+        item_values.tolist(),
+        worker_values.tolist(),
         classes,
-        np.asarray(item_index, dtype=np.int64),
-        np.asarray(worker_index, dtype=np.int64),
-        np.fromiter((class_codes[label] for label in raw_labels), dtype=np.int64, count=len(raw_labels)),
+        item_index.astype(np.int64),
+        worker_index.astype(np.int64),
+        remap[label_codes],
     )
 
 
@@ -107,28 +112,30 @@ def dawid_skene(
     Vectorised with NumPy: every step is a few ``bincount`` calls over all labels at once.
     """
     data = encode(labels)
-    n_items, n_workers, n_classes = len(data.items), len(data.workers), len(data.classes)
-    items, workers, observed = data.item_index, data.worker_index, data.label_index
-    votes = np.zeros((n_items, n_classes))
-    np.add.at(votes, (items, observed), 1.0)
-    posterior = votes / votes.sum(axis=1, keepdims=True)
-    worker_label = workers * n_classes + observed
+    n_workers, n_classes = len(data.workers), len(data.classes)
+    # Sorted by item, each item's labels are one contiguous block for np.add.reduceat.
+    order = np.argsort(data.item_index, kind="stable")
+    items, workers, observed = data.item_index[order], data.worker_index[order], data.label_index[order]
+    block_starts = np.flatnonzero(np.r_[True, items[1:] != items[:-1]])
+    posterior = vote_counts(data)
+    posterior /= posterior.sum(axis=1, keepdims=True)
+    # confusion[w, k, l] is entry w·K² + k·K + l; one bincount fills every worker's matrix.
+    cell = ((workers * n_classes * n_classes + observed)[:, None] + np.arange(n_classes) * n_classes).ravel()
+    label_counts = np.diff(np.r_[block_starts, len(items)])
     iterations = 0
     for iterations in range(1, max_iterations + 1):  # noqa: B007 - reported below
         priors = posterior.mean(axis=0)
-        confusion = np.empty((n_workers, n_classes, n_classes))
-        for k in range(n_classes):
-            confusion[:, k, :] = np.bincount(
-                worker_label, weights=posterior[items, k], minlength=n_workers * n_classes
-            ).reshape(n_workers, n_classes)
+        confusion = np.bincount(
+            cell,
+            weights=np.repeat(posterior, label_counts, axis=0).ravel(),
+            minlength=n_workers * n_classes**2,
+        ).reshape(n_workers, n_classes, n_classes)
         confusion += smoothing
         confusion /= confusion.sum(axis=2, keepdims=True)
         log_confusion = np.log(confusion)
-        log_posterior = np.tile(np.log(np.maximum(priors, 1e-300)), (n_items, 1))
-        for k in range(n_classes):
-            log_posterior[:, k] += np.bincount(
-                items, weights=log_confusion[workers, k, observed], minlength=n_items
-            )
+        per_label = log_confusion.ravel()[cell].reshape(-1, n_classes)
+        log_posterior = np.add.reduceat(per_label, block_starts, axis=0)
+        log_posterior += np.log(np.maximum(priors, 1e-300))
         log_posterior -= log_posterior.max(axis=1, keepdims=True)
         updated = np.exp(log_posterior)
         updated /= updated.sum(axis=1, keepdims=True)
@@ -179,13 +186,14 @@ def gold_weighted_vote(labels: Iterable[Triple], gold: Mapping[Hashable, Hashabl
     scores = np.zeros((len(data.items), n_classes))
     np.add.at(scores, (data.item_index, data.label_index), weights[data.worker_index])
     fallback = majority_vote(triples)
+    fallback_ties = set(fallback.ties)
     result_labels, confidence, ties = {}, {}, []
     for index, item in enumerate(data.items):
         row = scores[index]
         if not np.any(row > 0):
             result_labels[item] = fallback.labels[item]
             confidence[item] = fallback.confidence[item]
-            ties.extend([item] if item in fallback.ties else [])
+            ties.extend([item] if item in fallback_ties else [])
             continue
         winner = int(np.argmax(row))
         result_labels[item] = data.classes[winner]
