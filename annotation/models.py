@@ -37,6 +37,9 @@ class Project(models.Model):
         default=30, help_text="How long an annotator holds a task before it returns to the pool."
     )
     active = models.BooleanField(default=True)
+    # Set when a ground-truth run is queued and cleared when it starts: submissions arriving in
+    # between ride on that run instead of queueing their own (see annotation.tasks).
+    ground_truth_pending = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

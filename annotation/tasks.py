@@ -2,10 +2,40 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
+from django.conf import settings
 from django.db import OperationalError
 
 from .ground_truth import build_snapshot
+from .models import Project
+
+logger = logging.getLogger(__name__)
+
+
+def request_ground_truth(project_id: int) -> bool:
+    """Queue a ground-truth run unless one is already waiting; True if this call queued it.
+
+    Debounce rule: the first submission after a run has started flips ``ground_truth_pending``
+    with a conditional UPDATE and queues a run ``GROUND_TRUTH_DEBOUNCE_SECONDS`` later; every
+    submission until that run starts finds the flag set and queues nothing. So a burst of N
+    submissions over T seconds gives at most about T / debounce + 1 runs, and the last
+    submission is always counted (the flag is cleared before the run reads the judgements).
+    Call it after the judgement is committed (``transaction.on_commit``).
+    """
+    pending = Project.objects.filter(pk=project_id, ground_truth_pending=False)
+    if not pending.update(ground_truth_pending=True):
+        return False
+    try:
+        compute_ground_truth.apply_async((project_id,), countdown=settings.GROUND_TRUTH_DEBOUNCE_SECONDS)
+    except Exception:
+        # The broker is unreachable. The judgement is already committed; clear the flag so the
+        # next submission (or an on-demand run) queues the job instead.
+        Project.objects.filter(pk=project_id).update(ground_truth_pending=False)
+        logger.exception("could not queue the ground-truth run of project %s", project_id)
+        return False
+    return True
 
 
 @shared_task(
@@ -17,5 +47,6 @@ def compute_ground_truth(project_id: int) -> int | None:
     Idempotent: a rerun on the same judgements writes nothing, so redelivery after a worker
     crash is harmless.
     """
+    Project.objects.filter(pk=project_id).update(ground_truth_pending=False)
     snapshot = build_snapshot(project_id)
     return snapshot.version if snapshot else None

@@ -18,7 +18,7 @@ from evaluation.models import GroundTruthSnapshot
 
 from .assignment import AssignmentError, claim_next_task, live_assignment, submit_judgement
 from .models import Project
-from .tasks import compute_ground_truth
+from .tasks import request_ground_truth
 
 
 def render_instructions(text: str) -> str:
@@ -112,7 +112,7 @@ def submit(request: HttpRequest, project_id: int, assignment_id: int) -> HttpRes
     except AssignmentError as error:
         messages.error(request, str(error))
         return redirect("judge", project_id=project.pk)
-    transaction.on_commit(lambda: compute_ground_truth.delay(project.pk))
+    transaction.on_commit(lambda: request_ground_truth(project.pk))
     messages.success(request, "Saved.")
     lease_next_task(request, project)
     return redirect("judge", project_id=project.pk)

@@ -179,6 +179,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", "600"))
 CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "660"))
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A burst of submissions within this many seconds shares one ground-truth run.
+GROUND_TRUTH_DEBOUNCE_SECONDS = int(os.environ.get("GROUND_TRUTH_DEBOUNCE_SECONDS", "10"))
 # Must exceed the longest task so a late-acked job is not redelivered while still running.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 60}
 
