@@ -90,8 +90,10 @@ def submit_judgement(assignment_id: int, annotator, label: int) -> Judgement:
     never produce a judgement.
     """
     with transaction.atomic():
+        # Lock the lease row only: locking the joined task and project rows too would make every
+        # submission in a project queue behind the others (and behind the ground-truth job).
         assignment = (
-            Assignment.objects.select_for_update()
+            Assignment.objects.select_for_update(of=("self",))
             .select_related("task", "task__project")
             .filter(pk=assignment_id, annotator=annotator)
             .first()

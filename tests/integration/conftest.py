@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import kombu.pools
 import pytest
 import redis
 
@@ -29,9 +30,8 @@ class WorkerProcess:
 
 def forget_broker_connections(app) -> None:
     """Drop cached connection and producer pools so the next send uses the current broker_url."""
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
+    kombu.pools.reset()  # closes every pooled connection and forgets the pools, keyed by broker URL
+    app._pool = None
     app.amqp._producer_pool = None
 
 

@@ -52,8 +52,9 @@ def post_form(session: requests.Session, base: str, path: str, **data) -> reques
 
 
 def test_import_judge_aggregate_and_export_through_the_real_services(
-    celery_worker_process, live_server, researcher, annotators
+    celery_worker_process, live_server, researcher, annotators, settings
 ):
+    settings.GROUND_TRUTH_DEBOUNCE_SECONDS = 1
     worker = celery_worker_process
     base = live_server.url
     token = Token.objects.create(user=researcher).key
