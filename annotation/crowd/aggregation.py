@@ -81,10 +81,10 @@ def encode(labels: Iterable[Triple]) -> Encoded:
     triples = labels if isinstance(labels, list) else list(labels)
     if not triples:
         raise ValueError("no labels to aggregate")
-    items, workers, raw_labels = (list(column) for column in zip(*triples, strict=True))
-    item_index, item_values = pd.factorize(pd.Series(items, dtype=object), sort=False)
-    worker_index, worker_values = pd.factorize(pd.Series(workers, dtype=object), sort=False)
-    label_codes, label_values = pd.factorize(pd.Series(raw_labels, dtype=object), sort=False)
+    frame = pd.DataFrame(triples, columns=["item", "worker", "label"])
+    item_index, item_values = pd.factorize(frame["item"], sort=False)
+    worker_index, worker_values = pd.factorize(frame["worker"], sort=False)
+    label_codes, label_values = pd.factorize(frame["label"], sort=False)
     classes = sorted(label_values.tolist(), key=label_order)
     remap = np.array([classes.index(label) for label in label_values.tolist()], dtype=np.int64)
     return Encoded(
@@ -98,7 +98,12 @@ def encode(labels: Iterable[Triple]) -> Encoded:
 
 
 def dawid_skene(
-    labels: Iterable[Triple], *, max_iterations: int = 100, tolerance: float = 1e-5, smoothing: float = 0.01
+    labels: Iterable[Triple],
+    *,
+    max_iterations: int = 100,
+    tolerance: float = 1e-5,
+    stable_tolerance: float = 1e-3,
+    smoothing: float = 0.01,
 ) -> AggregationResult:
     """Dawid & Skene (1979): EM over per-worker confusion matrices and class priors.
 
@@ -107,7 +112,9 @@ def dawid_skene(
        mass of true class k spread over the labels they gave, plus ``smoothing`` so that no
        probability is 0 (a label never seen from a worker does not veto a class).
     3. E-step: posterior ∝ prior × Π over the item's labels of confusion[worker, k, label].
-    4. Stop when no posterior moves more than ``tolerance``, or after ``max_iterations``.
+    4. Stop when no posterior moves more than ``tolerance``; or when no item's label changed and
+       no posterior moved more than ``stable_tolerance`` (further steps only sharpen confidences);
+       or after ``max_iterations``.
     Labels are the posterior's argmax (ties to the smallest class); confidence is its posterior.
     Vectorised with NumPy: every step is a few ``bincount`` calls over all labels at once.
     """
@@ -140,8 +147,9 @@ def dawid_skene(
         updated = np.exp(log_posterior)
         updated /= updated.sum(axis=1, keepdims=True)
         change = float(np.abs(updated - posterior).max())
+        settled = bool((updated.argmax(axis=1) == posterior.argmax(axis=1)).all())
         posterior = updated
-        if change < tolerance:
+        if change < tolerance or (settled and change < stable_tolerance):
             break
     winners = posterior.argmax(axis=1)
     return AggregationResult(
@@ -152,6 +160,7 @@ def dawid_skene(
         {
             "max_iterations": max_iterations,
             "tolerance": tolerance,
+            "stable_tolerance": stable_tolerance,
             "smoothing": smoothing,
             "iterations": iterations,
             # Each worker's chance of giving the true label: Σ_k prior_k · confusion[w, k, k].
