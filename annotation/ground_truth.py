@@ -11,20 +11,46 @@ from django.db.models import Max
 
 from evaluation.models import GroundTruthSnapshot, SnapshotLabel
 
-from .crowd.aggregation import majority_vote
-from .crowd.agreement import fleiss_kappa
+from .crowd.aggregation import AggregationResult, dawid_skene, majority_vote
+from .crowd.agreement import cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha
 from .models import Judgement, Project
 
-DEFAULT_METHOD = "majority"
 DEFAULT_TIE_RULE = "smallest"
 
 
-def build_snapshot(project_id: int, *, tie_rule: str = DEFAULT_TIE_RULE) -> GroundTruthSnapshot | None:
+def aggregate(triples: list, method: str, tie_rule: str) -> AggregationResult:
+    """The aggregate label of every task by the named method."""
+    if method == Project.GroundTruthMethod.DAWID_SKENE:
+        return dawid_skene(triples)
+    return majority_vote(triples, tie_rule=tie_rule)
+
+
+def agreement_figures(triples: list) -> dict:
+    """Fleiss' kappa, mean pairwise Cohen's kappa and Krippendorff's alpha, each with what it rests on."""
+    fleiss = fleiss_kappa(triples)
+    cohen = cohen_kappa_pairs(triples)
+    alpha = krippendorff_alpha(triples)
+    return {
+        "fleiss_kappa": fleiss.value,
+        "n_items": fleiss.n_items,
+        "n_workers": fleiss.n_workers,
+        "fleiss_items_excluded": fleiss.n_items_excluded,
+        "cohen_kappa_mean": cohen.mean,
+        "cohen_pairs": len(cohen.pairs),
+        "krippendorff_alpha": alpha.value,
+        "krippendorff_n_items": alpha.n_items,
+    }
+
+
+def build_snapshot(
+    project_id: int, *, method: str | None = None, tie_rule: str = DEFAULT_TIE_RULE
+) -> GroundTruthSnapshot | None:
     """Write a new snapshot for the project, or return ``None`` if nothing changed since the last one.
 
     1. Lock the project row, so two jobs for one project run one after the other.
     2. Compare the judgements' count and newest id with the latest snapshot's inputs; stop if equal.
-    3. Compute Fleiss' kappa and the majority vote per task.
+    3. Compute the agreement figures and the aggregate label per task (``method``, default the
+       project's own: majority vote or Dawid–Skene).
     4. Store the snapshot and one label per judged task in the same transaction.
     """
     with transaction.atomic():
@@ -40,9 +66,9 @@ def build_snapshot(project_id: int, *, tie_rule: str = DEFAULT_TIE_RULE) -> Grou
         ):
             return None
 
+        method = method or project.ground_truth_method
         triples = list(judgements.values_list("task_id", "annotator_id", "label"))
-        agreement = fleiss_kappa(triples)
-        vote = majority_vote(triples, tie_rule=tie_rule)
+        vote = aggregate(triples, method, tie_rule)
         judgement_counts: dict[int, int] = {}
         for task_id, _, _ in triples:
             judgement_counts[task_id] = judgement_counts.get(task_id, 0) + 1
@@ -51,18 +77,17 @@ def build_snapshot(project_id: int, *, tie_rule: str = DEFAULT_TIE_RULE) -> Grou
         snapshot = GroundTruthSnapshot.objects.create(
             project=project,
             version=version,
-            method=DEFAULT_METHOD,
-            parameters={"tie_rule": tie_rule},
+            method=method,
+            parameters={key: value for key, value in vote.parameters.items() if key != "worker_reliability"},
             input_judgement_count=count,
             input_last_judgement_id=inputs["last"],
-            agreement={
-                "fleiss_kappa": agreement.value,
-                "n_items": agreement.n_items,
-                "n_workers": agreement.n_workers,
-                "ties": sorted(vote.ties),
-            },
+            agreement=agreement_figures(triples) | {"ties": sorted(vote.ties)},
             signature=(
-                f"method:{DEFAULT_METHOD}|tie:{tie_rule}|judgements:{count}|last:{inputs['last']}|v:{version}"
+                f"cranfield-gt|method:{method}|"
+                + "|".join(
+                    f"{k}:{v}" for k, v in sorted(vote.parameters.items()) if k != "worker_reliability"
+                )
+                + f"|judgements:{count}|last:{inputs['last']}|v:{version}"
             ),
         )
         SnapshotLabel.objects.bulk_create(

@@ -36,6 +36,13 @@ class Project(models.Model):
     assignment_minutes = models.PositiveIntegerField(
         default=30, help_text="How long an annotator holds a task before it returns to the pool."
     )
+    class GroundTruthMethod(models.TextChoices):
+        MAJORITY = "majority", "Majority vote (ties: smallest label)"
+        DAWID_SKENE = "dawid-skene", "Dawid–Skene"
+
+    ground_truth_method = models.CharField(
+        max_length=20, choices=GroundTruthMethod.choices, default=GroundTruthMethod.MAJORITY
+    )
     active = models.BooleanField(default=True)
     # Set when a ground-truth run is queued and cleared when it starts: submissions arriving in
     # between ride on that run instead of queueing their own (see annotation.tasks).

@@ -20,6 +20,7 @@ class ProjectSerializer(serializers.ModelSerializer):
             "instructions",
             "assignments_per_task",
             "assignment_minutes",
+            "ground_truth_method",
             "annotators",
             "active",
             "created_at",

@@ -137,3 +137,20 @@ def test_annotators_cannot_read_ground_truth(client, judged_project, annotators)
 def test_judgements_are_counted_once_per_task_and_annotator(judged_project):
     assert Judgement.objects.count() == 21
     assert Task.objects.filter(completed=True).count() == 7
+
+
+def test_a_dawid_skene_project_gets_dawid_skene_labels_and_all_agreement_figures(judged_project):
+    from annotation.crowd.aggregation import dawid_skene
+    from annotation.crowd.agreement import cohen_kappa_pairs, krippendorff_alpha
+
+    judged_project.ground_truth_method = "dawid-skene"
+    judged_project.save()
+    snapshot = build_snapshot(judged_project.pk)
+    triples = list(Judgement.objects.values_list("task_id", "annotator_id", "label"))
+    expected = dawid_skene(triples)
+    assert snapshot.method == "dawid-skene"
+    assert {row.task_id: row.label for row in snapshot.labels.all()} == expected.labels
+    assert snapshot.agreement["cohen_kappa_mean"] == pytest.approx(cohen_kappa_pairs(triples).mean)
+    assert snapshot.agreement["krippendorff_alpha"] == pytest.approx(krippendorff_alpha(triples).value)
+    assert snapshot.signature.startswith("cranfield-gt|method:dawid-skene|")
+    assert "tolerance:1e-05" in snapshot.signature
