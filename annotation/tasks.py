@@ -50,3 +50,16 @@ def compute_ground_truth(project_id: int) -> int | None:
     Project.objects.filter(pk=project_id).update(ground_truth_pending=False)
     snapshot = build_snapshot(project_id)
     return snapshot.version if snapshot else None
+
+
+@shared_task(acks_late=True)
+def recompute_all_ground_truths() -> int:
+    """Beat job: request a ground-truth run for every project; returns how many runs were queued.
+
+    Goes through ``request_ground_truth``, so a project that already has a run waiting gets no
+    second one, and a project whose judgements did not change gets a run that writes nothing.
+    """
+    queued = 0
+    for project_id in Project.objects.values_list("pk", flat=True).iterator():
+        queued += request_ground_truth(project_id)
+    return queued
