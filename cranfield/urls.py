@@ -13,6 +13,7 @@ router.register("projects", ProjectViewSet, basename="project")
 snapshot_list = SnapshotViewSet.as_view({"get": "list"})
 snapshot_detail = SnapshotViewSet.as_view({"get": "retrieve"})
 snapshot_qrels = SnapshotViewSet.as_view({"get": "qrels"})
+snapshot_diff = SnapshotViewSet.as_view({"get": "diff"})
 
 urlpatterns = [
     path("", include("annotation.urls")),
@@ -27,6 +28,7 @@ urlpatterns = [
         snapshot_qrels,
         name="snapshot-qrels-api",
     ),
+    path("api/projects/<int:project_pk>/snapshots/<int:version>/diff/", snapshot_diff, name="snapshot-diff"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]

@@ -33,3 +33,25 @@ def test_flipping_one_judgement_changes_exactly_that_label(researcher, annotator
     assert diff.changed[0][0] == judgement.task_id
     assert diff.added == [] and diff.removed == []
     assert diff.unchanged_count == len(ANSWERS) - 1
+
+
+def test_the_diff_api_is_owner_only(client, researcher, outsider_researcher, annotators):
+    project = make_project(researcher, annotators, k=3, pool_depth=2)
+    judge_everything(project, annotators)
+    build_snapshot(project.pk)
+    judgement = Judgement.objects.filter(task__project=project).first()
+    judgement.delete()
+    assert build_snapshot(project.pk).version == 2
+    url = f"/api/projects/{project.pk}/snapshots/2/diff/?against=1"
+    client.force_login(researcher)
+    body = client.get(url).json()
+    assert (body["from_version"], body["to_version"]) == (1, 2)
+    assert body["added"] == [] and body["removed"] == []
+    assert body["unchanged_count"] + len(body["changed"]) == len(ANSWERS)
+    assert client.get(f"/api/projects/{project.pk}/snapshots/2/diff/?against=9").status_code == 404
+    client.force_login(outsider_researcher)
+    assert client.get(url).status_code == 404
+    client.force_login(annotators[0])
+    assert client.get(url).status_code == 403
+    client.logout()
+    assert client.get(url).status_code in (401, 403)
