@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import PROJECT_DIR
 
 
-@pytest.mark.parametrize("script", ["bench_trec_eval.py", "bench_crowd.py"])
+@pytest.mark.parametrize("script", ["bench_trec_eval.py", "bench_crowd.py", "bench_rouge.py"])
 def test_benchmark_quick_mode_reports_ratios(script):
     result = subprocess.run(
         [sys.executable, str(PROJECT_DIR / "benchmarks" / script), "--quick"],
