@@ -116,6 +116,11 @@ def submit_judgement(assignment_id: int, annotator, label: int) -> Judgement:
         assignment.status = Assignment.Status.SUBMITTED
         assignment.save(update_fields=["status"])
         task = assignment.task
+        # Two last judgements of a task can be inserted concurrently; under READ COMMITTED neither
+        # would see the other's row and the task would stay open forever. Locking the task row
+        # (only this task, so other submissions never wait) makes the later one count after the
+        # earlier one has committed. Lock order lease -> task, as in release_expired_assignments.
+        Task.objects.select_for_update().filter(pk=task.pk).values_list("pk", flat=True).first()
         if task.judgements.count() >= task.required_judgements:
             Task.objects.filter(pk=task.pk).update(completed=True)
         return judgement
