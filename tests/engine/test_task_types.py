@@ -1,0 +1,84 @@
+"""The one answer validator per task type: accepted answers, and errors naming the field."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from annotation.task_types import AnswerError, validate_answer, validate_config
+
+GRADED = {"levels": [{"value": v, "label": f"level {v}"} for v in range(4)]}
+LIKERT = {"dimensions": ["quality", "coherence", "diversity", "importance"], "scale": [1, 5]}
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(min_value=-10, max_value=10))
+def test_graded_accepts_exactly_the_configured_levels(label):
+    if 0 <= label <= 3:
+        assert validate_answer("graded_relevance", GRADED, {"label": label}) == {"label": label}
+    else:
+        with pytest.raises(AnswerError, match="field 'label'"):
+            validate_answer("graded_relevance", GRADED, {"label": label})
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=6), min_size=4, max_size=4))
+def test_likert_needs_every_dimension_within_scale(values):
+    scores = dict(zip(LIKERT["dimensions"], values, strict=True))
+    if all(1 <= v <= 5 for v in values):
+        assert validate_answer("likert", LIKERT, {"scores": scores}) == {"scores": scores}
+    else:
+        with pytest.raises(AnswerError, match=r"field 'scores\.\w+': between 1 and 5"):
+            validate_answer("likert", LIKERT, {"scores": scores})
+
+
+def test_likert_missing_or_unknown_dimension():
+    with pytest.raises(AnswerError, match=r"field 'scores\.importance': missing"):
+        validate_answer("likert", LIKERT, {"scores": {"quality": 3, "coherence": 3, "diversity": 3}})
+    with pytest.raises(AnswerError, match="unknown dimension"):
+        validate_answer("likert", LIKERT, {"scores": {"fluency": 3}})
+
+
+def test_binary_and_pairwise_reject_bools_and_other_integers():
+    for task_type in ("binary_relevance", "pairwise"):
+        assert validate_answer(task_type, {}, {"label": 1}) == {"label": 1}
+        with pytest.raises(AnswerError, match="field 'label'"):
+            validate_answer(task_type, {}, {"label": 2})
+        with pytest.raises(AnswerError, match="field 'label'"):
+            validate_answer(task_type, {}, {"label": True})
+
+
+def test_free_text_word_limit():
+    config = {"max_words": 3}
+    assert validate_answer("free_text", config, {"text": " one two three "}) == {"text": "one two three"}
+    with pytest.raises(AnswerError, match="at most 3 words, got 4"):
+        validate_answer("free_text", config, {"text": "one two three four"})
+    with pytest.raises(AnswerError, match="field 'text'"):
+        validate_answer("free_text", config, {"text": "   "})
+
+
+def test_required_rationale():
+    config = {"rationale_required": True}
+    with pytest.raises(AnswerError, match="field 'rationale'"):
+        validate_answer("binary_relevance", config, {"label": 0, "rationale": "  "})
+    assert validate_answer("binary_relevance", config, {"label": 0, "rationale": "off topic"}) == {
+        "label": 0,
+        "rationale": "off topic",
+    }
+
+
+@pytest.mark.parametrize(
+    ("task_type", "config", "field"),
+    [
+        ("ranking", {}, "task_type"),
+        ("graded_relevance", {"levels": [{"value": 0}]}, "levels"),
+        ("graded_relevance", {"levels": [{"value": 1}, {"value": 1}]}, "levels"),
+        ("likert", {"dimensions": [], "scale": [1, 5]}, "dimensions"),
+        ("likert", {"dimensions": ["q"], "scale": [5, 1]}, "scale"),
+        ("free_text", {"max_words": 0}, "max_words"),
+    ],
+)
+def test_bad_config_names_field(task_type, config, field):
+    with pytest.raises(AnswerError, match=f"field '{field}'"):
+        validate_config(task_type, config)
