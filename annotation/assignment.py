@@ -14,6 +14,9 @@ from django.utils import timezone
 
 from .models import Assignment, Judgement, Project, Task
 
+# How often a claim is retried when every open task was momentarily locked by other claims.
+CLAIM_ATTEMPTS = 5
+
 
 class AssignmentError(Exception):
     """A submission that cannot be accepted; the message says why, for the annotator."""
@@ -67,20 +70,26 @@ def claim_next_task(project: Project, annotator) -> Assignment | None:
     if current is not None:
         return current
     release_expired_assignments(project)
-    with transaction.atomic():
-        task = (
-            Task.objects.select_for_update(skip_locked=True, of=("self",))
-            .filter(project=project, completed=False, slots_taken__lt=F("required_judgements"))
-            .exclude(assignments__annotator=annotator)
-            .order_by("pool_rank", "id")
-            .first()
-        )
-        if task is None:
+    open_for_annotator = Task.objects.filter(
+        project=project, completed=False, slots_taken__lt=F("required_judgements")
+    ).exclude(assignments__annotator=annotator)
+    for _attempt in range(CLAIM_ATTEMPTS):
+        with transaction.atomic():
+            task = (
+                open_for_annotator.select_for_update(skip_locked=True, of=("self",))
+                .order_by("pool_rank", "id")
+                .first()
+            )
+            if task is not None:
+                Task.objects.filter(pk=task.pk).update(slots_taken=F("slots_taken") + 1)
+                return Assignment.objects.create(
+                    task=task, annotator=annotator, expires_at=timezone.now() + project.assignment_lease
+                )
+        # SKIP LOCKED also hides rows that a concurrent claim holds for a few milliseconds; only
+        # say "nothing left" when no open task remains for this annotator even ignoring locks.
+        if not open_for_annotator.exists():
             return None
-        Task.objects.filter(pk=task.pk).update(slots_taken=F("slots_taken") + 1)
-        return Assignment.objects.create(
-            task=task, annotator=annotator, expires_at=timezone.now() + project.assignment_lease
-        )
+    return None
 
 
 def submit_judgement(assignment_id: int, annotator, label: int) -> Judgement:
