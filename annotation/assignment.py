@@ -129,7 +129,10 @@ def submit_judgement(assignment_id: int, annotator, label: int) -> Judgement:
         # would see the other's row and the task would stay open forever. Locking the task row
         # (only this task, so other submissions never wait) makes the later one count after the
         # earlier one has committed. Lock order lease -> task, as in release_expired_assignments.
-        Task.objects.select_for_update().filter(pk=task.pk).values_list("pk", flat=True).first()
+        # of=("self",) and no ordering: Task's default ordering joins the project, and FOR UPDATE
+        # would then lock the project row too, deadlocking with the ground-truth job.
+        this_task_only = Task.objects.select_for_update(of=("self",)).filter(pk=task.pk).order_by()
+        list(this_task_only.values_list("pk", flat=True))
         if task.judgements.count() >= task.required_judgements:
             Task.objects.filter(pk=task.pk).update(completed=True)
         return judgement
