@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,10 +19,12 @@ class Pair:
     references: list[str]
 
 
-def read_pairs(path: str | Path) -> list[Pair]:
-    """Every non-blank line as a Pair. An empty prediction is allowed (it scores 0, as the
-    reference tools score it); a missing field, a non-string, or no reference at all is an error."""
-    pairs = []
+def iter_pairs(path: str | Path) -> Iterator[Pair]:
+    """Each non-blank line as a Pair, read one line at a time.
+
+    An empty prediction or reference is allowed (it scores 0, as the reference tools score it);
+    a missing field, a non-string, or no reference at all is an error naming the line and field.
+    """
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -45,7 +48,12 @@ def read_pairs(path: str | Path) -> list[Pair]:
                 or not all(isinstance(r, str) for r in references)
             ):
                 raise PairsFormatError(f"{where}, field 'references': must be a non-empty list of strings")
-            pairs.append(Pair(record["id"], record["prediction"], references))
+            yield Pair(record["id"], record["prediction"], references)
+
+
+def read_pairs(path: str | Path) -> list[Pair]:
+    """All pairs of a JSONL file (see ``iter_pairs``); a file without any is an error."""
+    pairs = list(iter_pairs(path))
     if not pairs:
         raise PairsFormatError(f"{path}: no pairs")
     return pairs

@@ -1,160 +1,374 @@
-"""ROUGE-N, ROUGE-L and ROUGE-Lsum (Lin 2004), scoring exactly as Google's ``rouge-score`` does.
+"""ROUGE (Lin 2004): ROUGE-N, -L, -Lsum, -W, -S and -SU against one or several references.
 
-Tokenisation is rouge-score's: lowercase, every run of characters outside ``[a-z0-9]`` is a
-separator, and with stemming nltk's Porter stemmer is applied to tokens longer than 3 characters.
-With several references the score is the reference with the best F-measure (``max``, as
-rouge-score and HF evaluate do). ROUGE-L's LCS length uses the bit-parallel algorithm of
-Allison & Dix (1986) / Hyyrö (2004) on Python integers; ROUGE-Lsum keeps rouge-score's own
-union-LCS with its backtracking order, since which LCS is chosen changes the hits.
-Not yet here (issue 4): ROUGE-W/S/SU, pooled and jackknife references, truncation, stop words,
-bootstrap confidence intervals.
+By default every score equals Google's ``rouge-score`` (same tokeniser, same optional Porter
+stemming, same LCS for ROUGE-Lsum, best reference by F-measure). ROUGE-W/S/SU, the pooled
+reference mode, stop words and truncation follow ROUGE-1.5.5 (Lin's Perl package), whose output
+most published ROUGE figures are. Types, by name:
+
+``rouge1`` … ``rouge9``
+    clipped n-gram overlap; P = hits / candidate n-grams, R = hits / reference n-grams.
+``rougeL``
+    LCS of the whole texts (rouge-score's ``rougeL``, Lin 2004 §3.1, sentence level).
+``rougeLsum``
+    summary-level union LCS over sentences = the lines of each text (Lin 2004 §3.2; rouge-score's
+    ``rougeLsum``; ROUGE-1.5.5's ROUGE-L, which always reads sentences).
+``rougeW``
+    weighted LCS with f(k) = k^weight (weight 1.2 by default, as ROUGE-1.5.5's ``-w 1.2``),
+    Lin (2004) §4: WLCS(X, Y) by his dynamic programme over the whole texts (as ``rougeL``),
+    R = f⁻¹(WLCS / f(m)), P = f⁻¹(WLCS / f(n)). ``rouge_w="rouge155"`` reproduces ROUGE-1.5.5's
+    ROUGE-W instead, which differs three ways: it is summary-level over sentences (the lines, as
+    ``rougeLsum``) with the union and clipping of ROUGE-L; it weighs runs of consecutive
+    *reference* positions on the union path, not consecutive matches in both texts (so Lin's own
+    example Y2 scores like Y1); and ``computeWLCSScore`` applies f a second time to the reference
+    total, R = f⁻¹(hit / f(Σ f(|r_i|))), with P = f⁻¹(hit / f(n)) — identical texts do not score 1.
+``rougeS4``, ``rougeSU4``, ``rougeS*``, ``rougeSU*``
+    skip-bigrams with at most 4 (any) tokens between the two words, SU adding unigrams, exactly as
+    ROUGE-1.5.5's ``-2 4 [-u]`` (see ``rouge_ngrams``).
+
+F is F-beta, (1 + β²)·P·R / (β²·P + R); β = 1 gives rouge-score's F. (ROUGE-1.5.5's ``-p α``
+is the same measure with α = 1 / (1 + β²).)
+
+Several references, each mode named explicitly:
+
+``max``
+    the reference with the best F, per type, first on ties (rouge-score ``score_multi``, HF
+    ``evaluate``).
+``pooled``
+    Lin (2004) eq. 1: hits summed over references divided by all reference units (recall), and by
+    the candidate's units once per reference (precision) — ROUGE-1.5.5's default model-average
+    mode (``-f A``), which clips hits per reference.
+``jackknife``
+    for M ≥ 2 references, the best (by F) over each of the M leave-one-out subsets of M − 1
+    references, precision, recall and F each averaged over the subsets (Lin 2004 §2; the
+    procedure of ROUGE before version 1.4). With one reference it is that reference's score.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from itertools import chain
+from typing import NamedTuple
 
-from nltk.stem import porter
+import nltk
 
-NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
-ROUGE_N = re.compile(r"rouge([1-9])$")
-_stemmer = porter.PorterStemmer()
+from evaluation.metrics.rouge_lcs import (
+    lcs_length,
+    token_masks,
+    union_lcs_hits,
+    weighted_union_lcs_hits,
+    wlcs,
+)
+from evaluation.metrics.rouge_ngrams import clipped_overlap, ngram_counts, skip_bigram_counts
+from evaluation.metrics.rouge_text import (
+    ALPHANUMERIC_RUN,
+    Tokenizer,
+    english_stop_words,
+    make_tokenizer,
+    sentences,
+    tokenize,
+    truncate,
+)
+
+__all__ = [
+    "MULTI_REFERENCE_MODES",
+    "RougeScorer",
+    "Score",
+    "lcs_length",
+    "parse_rouge_type",
+    "score",
+    "tokenize",
+]
+
+MULTI_REFERENCE_MODES = ("max", "pooled", "jackknife")
+DEFAULT_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+_TYPE_PATTERN = re.compile(r"rouge(?:([1-9])|(L)|(Lsum)|(W)|S(U)?(\d+|\*))$")
 
 
-@lru_cache(maxsize=200_000)
-def _stem(token: str) -> str:
-    return _stemmer.stem(token) if len(token) > 3 else token
-
-
-def tokenize(text: str, stem: bool = False) -> list[str]:
-    """rouge-score's tokeniser (``rouge_score.tokenize.tokenize``)."""
-    tokens = NON_ALPHANUMERIC.sub(" ", text.lower()).split()
-    if stem:
-        tokens = [_stem(token) for token in tokens]
-    return [token for token in tokens if token]
-
-
-@dataclass(frozen=True)
-class Score:
+class Score(NamedTuple):
     precision: float
     recall: float
     fmeasure: float
 
 
-def _score(hits: int, prediction_total: int, reference_total: int) -> Score:
-    precision = hits / prediction_total if prediction_total else 0.0
-    recall = hits / reference_total if reference_total else 0.0
-    f = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
-    return Score(precision, recall, f)
+@dataclass(frozen=True)
+class RougeType:
+    name: str
+    kind: str  # "N", "L", "Lsum", "W" or "S"
+    n: int = 0
+    max_skip: int | None = None
+    unigrams: bool = False
 
 
-def ngrams(tokens: Sequence[str], n: int) -> Counter:
-    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
-
-
-def rouge_n(reference: Sequence[str], prediction: Sequence[str], n: int) -> Score:
-    """Clipped n-gram overlap: hits / prediction n-grams (P), hits / reference n-grams (R)."""
-    reference_ngrams, prediction_ngrams = ngrams(reference, n), ngrams(prediction, n)
-    hits = sum(min(count, prediction_ngrams[gram]) for gram, count in reference_ngrams.items())
-    return _score(hits, max(sum(prediction_ngrams.values()), 1), max(sum(reference_ngrams.values()), 1))
-
-
-def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of a longest common subsequence, bit-parallel: O(len(b)) big-integer operations."""
-    if not a or not b:
-        return 0
-    masks: dict[str, int] = {}
-    for position, token in enumerate(a):
-        masks[token] = masks.get(token, 0) | (1 << position)
-    full = (1 << len(a)) - 1
-    v = full
-    for token in b:
-        u = v & masks.get(token, 0)
-        v = ((v + u) | (v - u)) & full
-    return len(a) - v.bit_count()
-
-
-def rouge_l(reference: Sequence[str], prediction: Sequence[str]) -> Score:
-    if not reference or not prediction:
-        return Score(0.0, 0.0, 0.0)
-    return _score(lcs_length(reference, prediction), len(prediction), len(reference))
-
-
-def _lcs_indices(ref: Sequence[str], can: Sequence[str]) -> list[int]:
-    """One LCS as indices into ``ref``, chosen exactly as rouge-score's ``_backtrack_norec``."""
-    rows, cols = len(ref), len(can)
-    table = [[0] * (cols + 1) for _ in range(rows + 1)]
-    for i in range(1, rows + 1):
-        row, previous, token = table[i], table[i - 1], ref[i - 1]
-        for j in range(1, cols + 1):
-            row[j] = previous[j - 1] + 1 if token == can[j - 1] else max(previous[j], row[j - 1])
-    indices, i, j = [], rows, cols
-    while i > 0 and j > 0:
-        if ref[i - 1] == can[j - 1]:
-            indices.append(i - 1)
-            i -= 1
-            j -= 1
-        elif table[i][j - 1] > table[i - 1][j]:
-            j -= 1
-        else:
-            i -= 1
-    return indices
-
-
-def rouge_lsum(
-    reference_sentences: Sequence[Sequence[str]], prediction_sentences: Sequence[Sequence[str]]
-) -> Score:
-    """Summary-level LCS (Lin 2004 §3.2): union LCS of each reference sentence with every candidate
-    sentence, each token counted at most as often as it occurs on both sides (as ROUGE-1.5.5)."""
-    m = sum(map(len, reference_sentences))
-    n = sum(map(len, prediction_sentences))
-    if not reference_sentences or not prediction_sentences or not m or not n:
-        return Score(0.0, 0.0, 0.0)
-    reference_left = Counter(token for sentence in reference_sentences for token in sentence)
-    prediction_left = Counter(token for sentence in prediction_sentences for token in sentence)
-    hits = 0
-    for sentence in reference_sentences:
-        union = sorted(
-            set().union(*(_lcs_indices(sentence, candidate) for candidate in prediction_sentences))
+def parse_rouge_type(name: str) -> RougeType:
+    """A type by name: ``rouge1``…``rouge9``, ``rougeL``, ``rougeLsum``, ``rougeW``, ``rougeS<d>``,
+    ``rougeSU<d>`` (d the maximum skip, or ``*``)."""
+    match = _TYPE_PATTERN.match(name)
+    if not match:
+        raise ValueError(
+            f"unknown ROUGE type {name!r}; use rouge1…rouge9, rougeL, rougeLsum, rougeW, "
+            "rougeS<d>, rougeSU<d> (d = maximum skip, or * for any)"
         )
-        for token in (sentence[i] for i in union):
-            if prediction_left[token] > 0 and reference_left[token] > 0:
-                hits += 1
-                prediction_left[token] -= 1
-                reference_left[token] -= 1
-    return _score(hits, n, m)
+    n, lcs, lsum, weighted, unigrams, skip = match.groups()
+    if n:
+        return RougeType(name, "N", n=int(n))
+    if lcs:
+        return RougeType(name, "L")
+    if lsum:
+        return RougeType(name, "Lsum")
+    if weighted:
+        return RougeType(name, "W")
+    return RougeType(name, "S", max_skip=None if skip == "*" else int(skip), unigrams=bool(unigrams))
 
 
-def _sentences(text: str, stem: bool) -> list[list[str]]:
-    return [tokenize(line, stem) for line in text.split("\n") if line]
+class _Prepared(NamedTuple):
+    tokens: list[str]
+    sentences: list[list[str]] | None
+    sentence_sets: list[frozenset[str]] | None
+    unigrams: Counter
+    units: dict  # per ROUGE type name: Counter of its counting units (N and S types)
+    masks: dict[str, int] | None  # token positions, for the candidate's ROUGE-L
+
+
+class RougeScorer:
+    """Scores predictions against references with fixed settings; ``signature`` names them all.
+
+    Parameters: ``rouge_types`` (see the module docstring); ``stem`` (rouge-score's Porter
+    stemming); ``multi_ref`` (``max``, ``pooled`` or ``jackknife``); ``beta`` of F-beta;
+    ``weight`` of ROUGE-W and its variant ``rouge_w`` (``lin2004`` or ``rouge155``);
+    ``remove_stop_words`` with ``stop_words`` (default: scikit-learn's English list, see
+    ``rouge_text``); ``truncate_words`` / ``truncate_bytes`` cut the *candidate* as ROUGE-1.5.5's
+    ``-l``/``-b`` (which also cuts its references); ``tokenizer`` replaces rouge-score's
+    tokeniser (it receives each text, or each line for ROUGE-Lsum/W, and returns tokens).
+    """
+
+    def __init__(
+        self,
+        rouge_types: Sequence[str] = DEFAULT_TYPES,
+        *,
+        stem: bool = False,
+        multi_ref: str = "max",
+        beta: float = 1.0,
+        weight: float = 1.2,
+        rouge_w: str = "lin2004",
+        remove_stop_words: bool = False,
+        stop_words: Collection[str] | None = None,
+        truncate_words: int | None = None,
+        truncate_bytes: int | None = None,
+        tokenizer: Tokenizer | None = None,
+    ) -> None:
+        if not rouge_types:
+            raise ValueError("at least one ROUGE type is needed")
+        self.types = [parse_rouge_type(name) for name in rouge_types]
+        if multi_ref not in MULTI_REFERENCE_MODES:
+            modes = ", ".join(MULTI_REFERENCE_MODES)
+            raise ValueError(f"multi_ref must be one of {modes}, got {multi_ref!r}")
+        if not beta > 0:
+            raise ValueError(f"beta must be positive, got {beta}")
+        if not weight > 0:
+            raise ValueError(f"the ROUGE-W weight must be positive, got {weight}")
+        if rouge_w not in ("lin2004", "rouge155"):
+            raise ValueError(f"rouge_w must be lin2004 or rouge155, got {rouge_w!r}")
+        if truncate_words is not None and truncate_bytes is not None:
+            raise ValueError("truncate to words or to bytes, not both")
+        for limit in (truncate_words, truncate_bytes):
+            if limit is not None and limit <= 0:
+                raise ValueError(f"truncation limit must be positive, got {limit}")
+        self.stem = stem
+        self.multi_ref = multi_ref
+        self.beta = beta
+        self.weight = weight
+        self.rouge_w = rouge_w
+        self.truncate_words = truncate_words
+        self.truncate_bytes = truncate_bytes
+        self.custom_tokenizer = tokenizer is not None
+        if stop_words is not None:
+            remove_stop_words = True
+        self.stop_words: frozenset[str] | None = None
+        if remove_stop_words:
+            self.stop_words = frozenset(stop_words) if stop_words is not None else english_stop_words()
+        self.stop_word_list = (
+            "none" if not remove_stop_words else "sklearn-english" if stop_words is None else "custom"
+        )
+        self._tokenize = make_tokenizer(stem, self.stop_words, tokenizer)
+        self._plain_tokens = not stem and self.stop_words is None and tokenizer is None
+        kinds = {rouge_type.kind for rouge_type in self.types}
+        self._needs_sentences = "Lsum" in kinds or ("W" in kinds and rouge_w == "rouge155")
+        self._needs_masks = "L" in kinds
+        self._weights: list[float] = []
+        self._inverse_weight = 1.0 / weight
+
+    @property
+    def signature(self) -> str:
+        """Every setting that changes a score, sacrebleu-style, for stored results."""
+        truncation = (
+            f"words:{self.truncate_words}" if self.truncate_words
+            else f"bytes:{self.truncate_bytes}" if self.truncate_bytes else "none"
+        )  # fmt: skip
+        parts = [
+            "rouge",
+            "types:" + ",".join(rouge_type.name for rouge_type in self.types),
+            f"multi:{self.multi_ref}",
+            f"beta:{self.beta:g}",
+            "tok:custom" if self.custom_tokenizer else "tok:rouge-score",
+            f"stem:porter-nltk{nltk.__version__}" if self.stem else "stem:no",
+            f"stop:{self.stop_word_list}",
+            f"trunc:{truncation}",
+        ]
+        if any(rouge_type.kind == "W" for rouge_type in self.types):
+            parts.append(f"w:{self.weight:g},{self.rouge_w}")
+        return "|".join(parts)
+
+    # -- preparing texts -------------------------------------------------------------------
+
+    def _prepare(self, text: str, candidate: bool = False) -> _Prepared:
+        if self._needs_sentences:
+            if self._plain_tokens:  # lowercasing the whole text at once is the same, and faster
+                sentence_tokens = [ALPHANUMERIC_RUN.findall(line) for line in sentences(text.lower())]
+            else:
+                sentence_tokens = [self._tokenize(line) for line in sentences(text)]
+            if self.custom_tokenizer:
+                tokens = self._tokenize(text)
+            else:  # the rouge-score tokens of a text are those of its lines, in order
+                tokens = list(chain.from_iterable(sentence_tokens))
+        else:
+            sentence_tokens = None
+            tokens = self._tokenize(text)
+        units = {}
+        for rouge_type in self.types:
+            if rouge_type.kind == "N" and rouge_type.n > 1:
+                units[rouge_type.name] = ngram_counts(tokens, rouge_type.n)
+            elif rouge_type.kind == "S":
+                units[rouge_type.name] = skip_bigram_counts(tokens, rouge_type.max_skip, rouge_type.unigrams)
+        sentence_sets = None
+        if sentence_tokens is not None:
+            sentence_sets = [frozenset(sentence) for sentence in sentence_tokens]
+        masks = token_masks(tokens) if candidate and self._needs_masks else None
+        return _Prepared(tokens, sentence_tokens, sentence_sets, Counter(tokens), units, masks)
+
+    def _wlcs_weights(self, length: int) -> list[float]:
+        if len(self._weights) < length + 2:
+            self._weights = [k**self.weight for k in range(length + 2)]
+        return self._weights
+
+    # -- counting against one reference ---------------------------------------------------
+
+    def _counts(self, rouge_type: RougeType, candidate: _Prepared, reference: _Prepared) -> tuple:
+        """(hits, candidate total, reference total) of one type against one reference."""
+        kind = rouge_type.kind
+        if kind == "N":
+            n = rouge_type.n
+            if n == 1:
+                overlap = clipped_overlap(reference.unigrams, candidate.unigrams)
+            else:
+                overlap = clipped_overlap(reference.units[rouge_type.name], candidate.units[rouge_type.name])
+            return overlap, max(len(candidate.tokens) - n + 1, 0), max(len(reference.tokens) - n + 1, 0)
+        if kind == "L":
+            # LCS length is symmetric: bit-parallel over the candidate, shared by all references.
+            lcs = lcs_length(candidate.tokens, reference.tokens, candidate.masks)
+            return lcs, len(candidate.tokens), len(reference.tokens)
+        if kind == "S":
+            candidate_units = candidate.units[rouge_type.name]
+            reference_units = reference.units[rouge_type.name]
+            return (
+                clipped_overlap(reference_units, candidate_units),
+                candidate_units.total(),
+                reference_units.total(),
+            )
+        if kind == "Lsum":
+            if not reference.sentences or not candidate.sentences:
+                return 0, 0, 0
+            hits = union_lcs_hits(
+                reference.sentences,
+                candidate.sentences,
+                reference.unigrams,
+                candidate.unigrams,
+                candidate.sentence_sets,
+            )
+            return hits, len(candidate.tokens), len(reference.tokens)
+        return self._weighted_counts(candidate, reference)
+
+    def _weighted_counts(self, candidate: _Prepared, reference: _Prepared) -> tuple:
+        if self.rouge_w == "lin2004":
+            weights = self._wlcs_weights(max(len(candidate.tokens), len(reference.tokens)))
+            hit = wlcs(reference.tokens, candidate.tokens, weights)
+            return hit, weights[len(candidate.tokens)], weights[len(reference.tokens)]
+        longest = max(map(len, chain(reference.sentences or [[]], candidate.sentences or [[]])))
+        weights = self._wlcs_weights(longest)
+        hit = 0.0
+        if reference.sentences and candidate.sentences:
+            hit = weighted_union_lcs_hits(
+                reference.sentences, candidate.sentences, reference.unigrams, candidate.unigrams, weights
+            )
+        reference_base = sum(weights[len(sentence)] for sentence in reference.sentences or [])
+        return hit, len(candidate.tokens) ** self.weight, reference_base**self.weight
+
+    # -- combining references -------------------------------------------------------------
+
+    def _from_counts(
+        self, rouge_type: RougeType, hits: float, candidate_total: float, reference_total: float
+    ) -> Score:
+        precision = hits / candidate_total if candidate_total else 0.0
+        recall = hits / reference_total if reference_total else 0.0
+        if rouge_type.kind == "W":
+            precision **= self._inverse_weight
+            recall **= self._inverse_weight
+        b2 = self.beta * self.beta
+        denominator = b2 * precision + recall
+        f = (1 + b2) * precision * recall / denominator if denominator > 0 else 0.0
+        return Score(precision, recall, f)
+
+    def _combine(self, rouge_type: RougeType, counts: list[tuple]) -> Score:
+        if self.multi_ref == "pooled":
+            hits = sum(c[0] for c in counts)
+            return self._from_counts(rouge_type, hits, sum(c[1] for c in counts), sum(c[2] for c in counts))
+        scores = [self._from_counts(rouge_type, *c) for c in counts]
+        if self.multi_ref == "max" or len(scores) == 1:
+            return _best(scores)
+        subsets = [_best(scores[:k] + scores[k + 1 :]) for k in range(len(scores))]
+        m = len(subsets)
+        return Score(
+            sum(s.precision for s in subsets) / m,
+            sum(s.recall for s in subsets) / m,
+            sum(s.fmeasure for s in subsets) / m,
+        )
+
+    # -- public ---------------------------------------------------------------------------
+
+    def score(self, prediction: str, references: Sequence[str]) -> dict[str, Score]:
+        """Each ROUGE type of ``prediction`` against ``references`` in this scorer's mode."""
+        if isinstance(references, str) or not references:
+            raise ValueError("references must be a non-empty list of texts")
+        if self.truncate_words or self.truncate_bytes:
+            prediction = truncate(prediction, words=self.truncate_words, bytes_=self.truncate_bytes)
+        candidate = self._prepare(prediction, candidate=True)
+        prepared = [self._prepare(reference) for reference in references]
+        return {
+            rouge_type.name: self._combine(
+                rouge_type, [self._counts(rouge_type, candidate, reference) for reference in prepared]
+            )
+            for rouge_type in self.types
+        }
+
+
+def _best(scores: Sequence[Score]) -> Score:
+    """The score with the highest F, the first one on ties (as numpy's argmax in rouge-score)."""
+    best = scores[0]
+    for candidate in scores[1:]:
+        if candidate.fmeasure > best.fmeasure:
+            best = candidate
+    return best
 
 
 def score(
-    prediction: str, references: Sequence[str], rouge_types: Sequence[str] = ("rouge1", "rouge2", "rougeL"),
-    *, stem: bool = False,
-) -> dict[str, Score]:  # fmt: skip
-    """Each requested ROUGE type against the best reference by F-measure (first on ties)."""
-    if not references:
-        raise ValueError("at least one reference is needed")
-    for rouge_type in rouge_types:
-        if rouge_type not in {"rougeL", "rougeLsum"} and not ROUGE_N.match(rouge_type):
-            raise ValueError(f"unknown ROUGE type {rouge_type!r}; use rouge1…rouge9, rougeL, rougeLsum")
-    prediction_tokens = tokenize(prediction, stem)
-    prediction_sentences = _sentences(prediction, stem) if "rougeLsum" in rouge_types else []
-    best: dict[str, Score] = {}
-    for reference in references:
-        reference_tokens = tokenize(reference, stem)
-        for rouge_type in rouge_types:
-            if rouge_type == "rougeL":
-                result = rouge_l(reference_tokens, prediction_tokens)
-            elif rouge_type == "rougeLsum":
-                result = rouge_lsum(_sentences(reference, stem), prediction_sentences)
-            else:
-                result = rouge_n(reference_tokens, prediction_tokens, int(rouge_type[5:]))
-            if rouge_type not in best or result.fmeasure > best[rouge_type].fmeasure:
-                best[rouge_type] = result
-    return best
+    prediction: str,
+    references: Sequence[str],
+    rouge_types: Sequence[str] = ("rouge1", "rouge2", "rougeL"),
+    *,
+    stem: bool = False,
+    **options,
+) -> dict[str, Score]:
+    """One prediction against its references; ``options`` are ``RougeScorer``'s."""
+    return RougeScorer(rouge_types, stem=stem, **options).score(prediction, references)

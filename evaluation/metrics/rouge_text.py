@@ -1,0 +1,133 @@
+"""Text preparation for ROUGE: tokenising, stemming, stop words and candidate truncation.
+
+The tokeniser is Google's ``rouge-score`` (``rouge_score/tokenize.py``): lowercase, every run of
+characters outside ``[a-z0-9]`` separates tokens, and with stemming nltk's Porter stemmer is
+applied to tokens longer than 3 characters. On ASCII text this is also ROUGE-1.5.5's tokeniser
+(``readText``: lowercase, ``-`` and every character outside ``[A-Za-z0-9-]`` become spaces),
+so "semi-aquatic" is two tokens in both. ROUGE-1.5.5 stems with its own Perl Porter stemmer and
+WordNet exception list, so stemmed scores can differ from it on irregular words.
+
+Stop words are removed before stemming, as ROUGE-1.5.5's ``-s`` does. ROUGE-1.5.5 ships its own
+list (SMART's ``smart_common_words.txt``, 598 words), which we do not copy: the default here is
+scikit-learn's ``ENGLISH_STOP_WORDS`` (318 words, the Glasgow Information Retrieval Group's
+list); pass any other collection (for example the SMART list read from your ROUGE-1.5.5
+installation) to reproduce ROUGE-1.5.5 exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection
+from functools import lru_cache
+
+from nltk.stem import porter
+
+NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
+ALPHANUMERIC_RUN = re.compile(r"[a-z0-9]+")
+WHITESPACE = re.compile(r"\s+")
+_stemmer = porter.PorterStemmer()
+
+Tokenizer = Callable[[str], list[str]]
+
+
+@lru_cache(maxsize=200_000)
+def stem_token(token: str) -> str:
+    """rouge-score's stemming rule: nltk's Porter stemmer, only on tokens longer than 3 characters."""
+    return _stemmer.stem(token) if len(token) > 3 else token
+
+
+def tokenize(text: str, stem: bool = False) -> list[str]:
+    """rouge-score's tokeniser (``rouge_score.tokenize.tokenize``).
+
+    rouge-score replaces every non-alphanumeric run by a space, splits, stems and keeps tokens
+    matching ``^[a-z0-9]+$``; finding the alphanumeric runs directly gives the same tokens.
+    """
+    tokens = ALPHANUMERIC_RUN.findall(text.lower())
+    if stem:
+        tokens = [stem_token(token) for token in tokens]
+    return tokens
+
+
+def english_stop_words() -> frozenset[str]:
+    """scikit-learn's English stop-word list (imported only when stop words are asked for: it is slow
+    to import and most runs never need it)."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def sentences(text: str) -> list[str]:
+    """The lines of a text, as rouge-score's ROUGE-Lsum and ROUGE-1.5.5's SPL format take them
+    (empty lines dropped, whitespace-only lines kept)."""
+    return [line for line in text.split("\n") if line]
+
+
+def _perl_split(line: str) -> list[str]:
+    # Perl's split(/\s+/, $s): a leading empty field is kept, trailing ones are dropped.
+    fields = WHITESPACE.split(line)
+    while fields and not fields[-1]:
+        fields.pop()
+    return fields
+
+
+def truncate(text: str, *, words: int | None = None, bytes_: int | None = None) -> str:
+    """The first ``words`` words or ``bytes_`` bytes of a text, as ROUGE-1.5.5's ``-l``/``-b`` cut it.
+
+    ROUGE-1.5.5's ``readText`` keeps whole sentences (lines) while the running length stays below
+    the limit, then cuts the sentence that reaches it and stops. Words are whitespace-separated
+    fields of the raw line (before tokenising, so "semi-aquatic," is one word); bytes count the
+    UTF-8 bytes of the sentences, not the spaces joining them. Sentence boundaries are kept, so
+    ROUGE-Lsum and ROUGE-W see the truncated sentences. (ROUGE-1.5.5's ``readText_LCS`` never
+    adds to the running byte count, so its ROUGE-L/W with ``-b`` keep every sentence shorter than
+    the limit; we apply ``readText``'s rule to every measure.)
+    """
+    if words is not None and bytes_ is not None:
+        raise ValueError("truncate to words or to bytes, not both")
+    limit = words if words is not None else bytes_
+    if limit is None:
+        return text
+    if limit <= 0:
+        raise ValueError(f"truncation limit must be positive, got {limit}")
+    kept: list[str] = []
+    used = 0
+    for line in sentences(text):
+        if words is not None:
+            fields = _perl_split(line)
+            if used + len(fields) < limit:
+                kept.append(line)
+                used += len(fields)
+            else:
+                kept.append(" ".join(fields[: limit - used]))
+                break
+        else:
+            encoded = line.encode("utf-8")
+            if used + len(encoded) < limit:
+                kept.append(line)
+                used += len(encoded)
+            else:
+                # A cut inside a multi-byte character drops it; it could only have been a separator.
+                kept.append(encoded[: limit - used].decode("utf-8", errors="ignore"))
+                break
+    return "\n".join(kept)
+
+
+def make_tokenizer(
+    stem: bool = False,
+    stop_words: Collection[str] | None = None,
+    tokenizer: Tokenizer | None = None,
+) -> Tokenizer:
+    """One function from raw text to ROUGE tokens: tokenise, drop stop words, stem (in that order)."""
+    if tokenizer is None and stop_words is None:
+        if not stem:
+            return lambda text: ALPHANUMERIC_RUN.findall(text.lower())
+        return lambda text: [stem_token(token) for token in ALPHANUMERIC_RUN.findall(text.lower())]
+    split = tokenizer if tokenizer is not None else (lambda text: ALPHANUMERIC_RUN.findall(text.lower()))
+    stops = frozenset(stop_words) if stop_words is not None else frozenset()
+
+    def prepare(text: str) -> list[str]:
+        tokens = [token for token in split(text) if token not in stops]
+        if stem:
+            tokens = [stem_token(token) for token in tokens]
+        return tokens
+
+    return prepare

@@ -1,0 +1,181 @@
+"""``cranfield rouge``, corpus aggregation with bootstrap intervals, truncation and stop words."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import numpy as np
+import pytest
+from rouge_score import rouge_scorer
+
+from cranfield.cli import main
+from evaluation.metrics.rouge import RougeScorer
+from evaluation.metrics.rouge_aggregate import aggregate, confidence_bounds
+from evaluation.metrics.rouge_text import english_stop_words, truncate
+
+PAIRS = [
+    {"id": 1, "prediction": "the cat sat on the mat", "references": ["the cat is on the mat", "a cat sat"]},
+    {
+        "id": "b",
+        "prediction": "the quick brown fox\nit jumps",
+        "references": ["it jumps\nthe quick brown fox"],
+    },
+    {"id": 3, "prediction": "", "references": ["nothing to match here"]},
+    {"id": 4, "prediction": "hello there general", "references": [""]},
+]
+
+
+def write_jsonl(path, records):
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+def run(capsys, *args):
+    code = main(["rouge", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_it_reports_items_an_aggregate_and_a_signature_as_rouge_score_scores(tmp_path, capsys):
+    code, out, _ = run(capsys, write_jsonl(tmp_path / "pairs.jsonl", PAIRS))
+    assert code == 0
+    report = json.loads(out)
+    assert [item["id"] for item in report["items"]] == [1, "b", 3, 4]
+    types = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    scorer = rouge_scorer.RougeScorer(types)
+    for item, pair in zip(report["items"], PAIRS, strict=True):
+        expected = scorer.score_multi(pair["references"], pair["prediction"])
+        for name in types:
+            assert item[name] == pytest.approx(expected[name]._asdict(), abs=1e-12)
+    for name in types:
+        assert report["aggregate"][name]["fmeasure"] == pytest.approx(
+            statistics.mean(item[name]["fmeasure"] for item in report["items"])
+        )
+        interval = report["aggregate"][name]["confidence_interval"]
+        assert (interval["level"], interval["resamples"], interval["seed"]) == (0.95, 1000, 0)
+    assert report["signature"] == (
+        "rouge|types:rouge1,rouge2,rougeL,rougeLsum|multi:max|beta:1|tok:rouge-score|stem:no|stop:none|trunc:none"
+    )
+
+
+def test_lsum_sentences_are_the_lines_and_empty_texts_score_zero(tmp_path, capsys):
+    _, out, _ = run(capsys, write_jsonl(tmp_path / "pairs.jsonl", PAIRS), "--metrics", "rougeL,rougeLsum")
+    items = json.loads(out)["items"]
+    # Swapped sentences: the whole-text LCS misses one, the union over lines does not.
+    assert items[1]["rougeLsum"]["fmeasure"] == 1.0 > items[1]["rougeL"]["fmeasure"]
+    assert items[2]["rougeL"] == items[3]["rougeL"] == {"precision": 0.0, "recall": 0.0, "fmeasure": 0.0}
+
+
+def test_every_option_reaches_the_scorer(tmp_path, capsys):
+    stop_file = tmp_path / "stop.txt"
+    stop_file.write_text("the\na on\n")
+    _, out, _ = run(
+        capsys, write_jsonl(tmp_path / "pairs.jsonl", PAIRS),
+        "--metrics", "rouge1,rouge2,rougeL,rougeLsum,rougeW,rougeS4,rougeSU4", "--stem",
+        "--multi-ref", "pooled", "--beta", "2", "--weight", "1.5", "--rouge-w", "rouge155",
+        "--stopwords", stop_file, "--truncate-words", "5",
+    )  # fmt: skip
+    report = json.loads(out)
+    scorer = RougeScorer(
+        ["rouge1", "rouge2", "rougeL", "rougeLsum", "rougeW", "rougeS4", "rougeSU4"],
+        stem=True, multi_ref="pooled", beta=2, weight=1.5, rouge_w="rouge155",
+        stop_words=["the", "a", "on"], truncate_words=5,
+    )  # fmt: skip
+    for item, pair in zip(report["items"], PAIRS, strict=True):
+        expected = scorer.score(pair["prediction"], pair["references"])
+        assert item == {"id": pair["id"], **{k: v._asdict() for k, v in expected.items()}}
+    assert report["signature"] == scorer.signature
+    assert "multi:pooled|beta:2|tok:rouge-score|stem:porter-nltk" in scorer.signature
+    assert scorer.signature.endswith("stop:custom|trunc:words:5|w:1.5,rouge155")
+
+
+def test_bootstrap_intervals_are_seeded(tmp_path, capsys):
+    pairs = write_jsonl(tmp_path / "pairs.jsonl", PAIRS)
+    _, first, _ = run(capsys, pairs, "--bootstrap", "200", "--seed", "7")
+    _, again, _ = run(capsys, pairs, "--bootstrap", "200", "--seed", "7")
+    _, other, _ = run(capsys, pairs, "--bootstrap", "200", "--seed", "8")
+    assert first == again != other
+    interval = json.loads(first)["aggregate"]["rouge1"]["confidence_interval"]
+    assert interval["level"] == 0.95 and interval["resamples"] == 200 and interval["seed"] == 7
+    low, high = interval["fmeasure"]
+    assert 0.0 <= low <= json.loads(first)["aggregate"]["rouge1"]["fmeasure"] <= high <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"id": 1, "prediction": "a", "references": ["a"]}\n{"id": 2, "prediction": "b"}\n',
+         "pairs.jsonl, line 2, field 'references': missing"),
+        ('{"id": 1, "prediction": "a", "references": []}\n',
+         "line 1, field 'references': must be a non-empty list"),
+        ('{"id": 1, "prediction": 5, "references": ["a"]}\n', "line 1, field 'prediction': must be a string"),
+        ("\n\nnot json\n", "line 3: not JSON"),
+        ("\n", "no pairs"),
+    ],
+)  # fmt: skip
+def test_malformed_lines_are_named_and_nothing_is_printed(tmp_path, capsys, content, message):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(content)
+    code, out, err = run(capsys, path)
+    assert code == 2 and out == ""
+    assert message in err and err.startswith("cranfield rouge: error: ")
+
+
+def test_bad_options_are_refused(tmp_path, capsys):
+    pairs = write_jsonl(tmp_path / "pairs.jsonl", PAIRS)
+    code, _, err = run(capsys, pairs, "--metrics", "rouge1,rougeQ")
+    assert code == 2 and "unknown ROUGE type 'rougeQ'" in err
+    code, _, err = run(capsys, pairs, "--bootstrap", "1")
+    assert code == 2 and "at least 2 resamples" in err
+    with pytest.raises(SystemExit):
+        main(["rouge", str(pairs), "--multi-ref", "average"])
+    with pytest.raises(SystemExit):
+        main(["rouge", str(pairs), "--truncate-words", "3", "--truncate-bytes", "9"])
+
+
+def test_rouge_1_5_5_s_order_statistics_for_1000_resamples():
+    # delta = 1000 * 5 / 200 = 25: the bounds are the sorted means at ranks 25 and 974 (0-based).
+    means = np.arange(1000.0)[::-1].reshape(-1, 1)
+    low, high = confidence_bounds(np.sort(means, axis=0), 95)
+    assert (low[0], high[0]) == (25.0, 974.0)
+    # With 10 resamples delta = 0.25: ranks 0..1 and 8..9, both at fraction 10 - 0.25 - 1 - 8 = 0.75.
+    low, high = confidence_bounds(np.arange(10.0).reshape(-1, 1) * 2, 95)
+    assert (low[0], high[0]) == (1.5, 17.5)
+
+
+def test_aggregate_of_constant_scores_has_a_point_interval():
+    items = [{"rouge1": (0.5, 0.25, 1 / 3)}] * 20
+    summary = aggregate(items, bootstrap=100)["rouge1"]
+    assert summary["precision"] == 0.5
+    assert summary["confidence_interval"]["recall"] == [0.25, 0.25]
+    with pytest.raises(ValueError, match="no items"):
+        aggregate([])
+
+
+def test_truncation_follows_rouge_1_5_5_s_read_text():
+    text = "One two three.\nFour five-six seven\neight"
+    # Whole sentences while the running count stays below the limit, then the cut sentence.
+    assert truncate(text, words=3) == "One two three."
+    assert truncate(text, words=4) == "One two three.\nFour"
+    assert truncate(text, words=6) == "One two three.\nFour five-six seven"
+    assert truncate(text, words=100) == text
+    # Bytes count the sentences, not the line breaks between them.
+    assert truncate(text, bytes_=14) == "One two three."
+    assert truncate(text, bytes_=18) == "One two three.\nFour"
+    assert truncate("été bien", bytes_=1) == ""  # a cut inside "é" drops the partial character
+    assert truncate("été bien", bytes_=3) == "ét"
+    assert truncate("  lead", words=1) == ""  # Perl's split keeps a leading empty field
+    with pytest.raises(ValueError, match="not both"):
+        truncate(text, words=1, bytes_=1)
+    scorer = RougeScorer(["rouge1"], truncate_words=4)
+    assert scorer.score(text, ["one two three four"])["rouge1"] == (1.0, 1.0, 1.0)
+
+
+def test_stop_words_default_to_scikit_learn_s_list_and_are_removed_before_stemming():
+    stops = english_stop_words()
+    assert {"the", "of", "and"} <= stops and len(stops) == 318
+    scorer = RougeScorer(["rouge1"], remove_stop_words=True, stem=True)
+    # "the" and "of" go; "cats"/"cat" match after stemming.
+    assert scorer.score("the cats of Rome", ["a cat in Rome"])["rouge1"] == (1.0, 1.0, 1.0)
+    assert scorer.signature.endswith("stop:sklearn-english|trunc:none")
