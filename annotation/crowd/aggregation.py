@@ -1,32 +1,73 @@
-"""Aggregating crowd labels into one label per item, with a confidence in [0, 1]."""
+"""Aggregating crowd labels into one label per item, with a confidence in [0, 1].
+
+Every function takes judgements in any form ``encoding.encode`` accepts: (item, worker, label)
+triples, a DataFrame with columns item (or task), worker, label, or an ``Encoded``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
-import pandas as pd
+from scipy import sparse
 
-from .agreement import Triple, label_order
+from .encoding import Encoded, Labels, encode
+
+__all__ = [
+    "TIE_RULES",
+    "AggregationResult",
+    "Encoded",
+    "dawid_skene",
+    "encode",
+    "gold_weighted_vote",
+    "majority_vote",
+    "vote_counts",
+]
 
 TIE_RULES = ("smallest", "largest", "random")
 
 
 @dataclass(frozen=True)
 class AggregationResult:
-    """Labels per item, a confidence per item, the items that were ties, and how it was made."""
+    """Labels per item, a confidence per item, the items that were ties, and how it was made.
+
+    ``parameters`` names every setting (it goes into a snapshot's signature). ``model`` holds what
+    the method estimated, as NumPy arrays, for reports: Dawid–Skene's ``classes``, ``workers``,
+    ``priors`` (K), ``confusion`` (workers × true class × given label), ``worker_labels`` (labels
+    per worker) and ``posterior`` (items × K); see ``quality.dawid_skene_workers``.
+    """
 
     labels: dict[Hashable, Hashable]
     confidence: dict[Hashable, float]
     ties: list[Hashable]
     method: str
     parameters: dict = field(default_factory=dict)
+    model: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
-def majority_vote(
-    labels: Iterable[Triple], *, tie_rule: str = "smallest", seed: int = 0
-) -> AggregationResult:
+def vote_counts(data: Encoded) -> np.ndarray:
+    """Items × classes matrix of how many labels of each class every item received."""
+    return data.counts.astype(float)
+
+
+def _encoded(labels: Labels) -> Encoded:
+    data = encode(labels)
+    if len(data) == 0:
+        raise ValueError("no labels to aggregate")
+    return data
+
+
+def _decoded(data: Encoded, winners: np.ndarray, confidence: np.ndarray) -> tuple[dict, dict]:
+    classes = np.array(data.classes, dtype=object)
+    return (
+        dict(zip(data.items, classes[winners].tolist(), strict=True)),
+        dict(zip(data.items, confidence.tolist(), strict=True)),
+    )
+
+
+def majority_vote(labels: Labels, *, tie_rule: str = "smallest", seed: int = 0) -> AggregationResult:
     """The most frequent label per item; confidence is the winner's share of the votes.
 
     Ties are broken by a named rule and listed in ``ties``: ``smallest`` (the conservative choice
@@ -34,8 +75,8 @@ def majority_vote(
     """
     if tie_rule not in TIE_RULES:
         raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, not {tie_rule!r}")
-    data = encode(labels)
-    votes = vote_counts(data)
+    data = _encoded(labels)
+    votes = data.counts
     top = votes.max(axis=1)
     leaders = votes == top[:, None]
     if tie_rule == "smallest":
@@ -44,135 +85,106 @@ def majority_vote(
         winners = leaders.shape[1] - 1 - leaders[:, ::-1].argmax(axis=1)
     else:
         winners = (np.random.default_rng(seed).random(leaders.shape) * leaders).argmax(axis=1)
-    share = top / votes.sum(axis=1)
-    tied = leaders.sum(axis=1) > 1
+    tied = np.flatnonzero(leaders.sum(axis=1) > 1)
     parameters = {"tie_rule": tie_rule} | ({"seed": seed} if tie_rule == "random" else {})
-    return AggregationResult(
-        dict(zip(data.items, (data.classes[w] for w in winners.tolist()), strict=True)),
-        dict(zip(data.items, share.tolist(), strict=True)),
-        [item for item, is_tied in zip(data.items, tied.tolist(), strict=True) if is_tied],
-        "majority",
-        parameters,
-    )
-
-
-def vote_counts(data: Encoded) -> np.ndarray:
-    """Items × classes matrix of how many labels of each class every item received."""
-    n_classes = len(data.classes)
-    flat = np.bincount(data.item_index * n_classes + data.label_index, minlength=len(data.items) * n_classes)
-    return flat.reshape(len(data.items), n_classes).astype(float)
-
-
-@dataclass(frozen=True)
-class Encoded:
-    """Triples as integer arrays, with the original items, workers and labels for decoding."""
-
-    items: list
-    workers: list
-    classes: list
-    item_index: np.ndarray
-    worker_index: np.ndarray
-    label_index: np.ndarray
-
-
-def encode(labels: Iterable[Triple]) -> Encoded:
-    """Integer codes for items and workers (first-seen order) and labels (classes sorted
-    numbers-first), via pandas' hash-based ``factorize``."""
-    triples = labels if isinstance(labels, list) else list(labels)
-    if not triples:
-        raise ValueError("no labels to aggregate")
-    frame = pd.DataFrame(triples, columns=["item", "worker", "label"])
-    item_index, item_values = pd.factorize(frame["item"], sort=False)
-    worker_index, worker_values = pd.factorize(frame["worker"], sort=False)
-    label_codes, label_values = pd.factorize(frame["label"], sort=False)
-    classes = sorted(label_values.tolist(), key=label_order)
-    remap = np.array([classes.index(label) for label in label_values.tolist()], dtype=np.int64)
-    return Encoded(
-        item_values.tolist(),
-        worker_values.tolist(),
-        classes,
-        item_index.astype(np.int64),
-        worker_index.astype(np.int64),
-        remap[label_codes],
-    )
+    result_labels, confidence = _decoded(data, winners, top / data.ratings_per_item)
+    items = np.array(data.items, dtype=object)
+    return AggregationResult(result_labels, confidence, items[tied].tolist(), "majority", parameters)
 
 
 def dawid_skene(
-    labels: Iterable[Triple],
+    labels: Labels,
     *,
     max_iterations: int = 100,
     tolerance: float = 1e-5,
-    stable_tolerance: float = 1e-3,
     smoothing: float = 0.01,
 ) -> AggregationResult:
     """Dawid & Skene (1979): EM over per-worker confusion matrices and class priors.
 
-    1. Start from the majority-vote distribution of each item (vote shares).
+    1. Start from the majority-vote distribution of each item (vote shares) as posteriors q.
     2. M-step: priors are the mean posteriors; each worker's confusion matrix row k is the posterior
        mass of true class k spread over the labels they gave, plus ``smoothing`` so that no
        probability is 0 (a label never seen from a worker does not veto a class).
-    3. E-step: posterior ∝ prior × Π over the item's labels of confusion[worker, k, label].
-    4. Stop when no posterior moves more than ``tolerance``; or when no item's label changed and
-       no posterior moved more than ``stable_tolerance`` (further steps only sharpen confidences);
-       or after ``max_iterations``.
-    Labels are the posterior's argmax (ties to the smallest class); confidence is its posterior.
-    Vectorised with NumPy: every step is a few ``bincount`` calls over all labels at once.
+    3. Evidence lower bound per judgement, as crowd-kit computes it (``DawidSkene._evidence_lower_bound``:
+       Σ_judgements Σ_k q·(log confusion + log prior) + entropy(q), probabilities clipped at 1e-10,
+       divided by the number of judgements). Stop when it gained less than ``tolerance`` since the
+       last M-step, or after ``max_iterations`` E-steps. crowd-kit stops by the same rule with the
+       same default tolerance, so the two run comparable numbers of iterations.
+    4. E-step: q ∝ prior × Π over the item's labels of confusion[worker, k, label]; back to 2.
+    Labels are the argmax of q (ties to the smallest class); confidence is its posterior.
+
+    Both steps are one sparse matrix product each: ``by_worker_label`` (workers·labels × items,
+    judgement counts) times q gives every confusion matrix at once, and its transpose times
+    the log confusion entries gives every item's log-likelihood.
     """
-    data = encode(labels)
-    n_workers, n_classes = len(data.workers), len(data.classes)
-    # Sorted by item, each item's labels are one contiguous block for np.add.reduceat.
-    order = np.argsort(data.item_index, kind="stable")
-    items, workers, observed = data.item_index[order], data.worker_index[order], data.label_index[order]
-    block_starts = np.flatnonzero(np.r_[True, items[1:] != items[:-1]])
+    data = _encoded(labels)
+    n_items, n_workers, n_classes = len(data.items), len(data.workers), len(data.classes)
+    by_worker_label = sparse.csr_matrix(
+        (np.ones(len(data)), (data.worker_index * n_classes + data.label_index, data.item_index)),
+        shape=(n_workers * n_classes, n_items),
+    )
+    by_item = by_worker_label.T.tocsr()
+    ratings = data.ratings_per_item.astype(float)
     posterior = vote_counts(data)
-    posterior /= posterior.sum(axis=1, keepdims=True)
-    # confusion[w, k, l] is entry w·K² + k·K + l; one bincount fills every worker's matrix.
-    cell = ((workers * n_classes * n_classes + observed)[:, None] + np.arange(n_classes) * n_classes).ravel()
-    label_counts = np.diff(np.r_[block_starts, len(items)])
+    posterior /= ratings[:, None]
+    bound = -np.inf
     iterations = 0
-    for iterations in range(1, max_iterations + 1):  # noqa: B007 - reported below
-        priors = posterior.mean(axis=0)
-        confusion = np.bincount(
-            cell,
-            weights=np.repeat(posterior, label_counts, axis=0).ravel(),
-            minlength=n_workers * n_classes**2,
-        ).reshape(n_workers, n_classes, n_classes)
-        confusion += smoothing
-        confusion /= confusion.sum(axis=2, keepdims=True)
-        log_confusion = np.log(confusion)
-        per_label = log_confusion.ravel()[cell].reshape(-1, n_classes)
-        log_posterior = np.add.reduceat(per_label, block_starts, axis=0)
-        log_posterior += np.log(np.maximum(priors, 1e-300))
-        log_posterior -= log_posterior.max(axis=1, keepdims=True)
-        updated = np.exp(log_posterior)
-        updated /= updated.sum(axis=1, keepdims=True)
-        change = float(np.abs(updated - posterior).max())
-        settled = bool((updated.argmax(axis=1) == posterior.argmax(axis=1)).all())
-        posterior = updated
-        if change < tolerance or (settled and change < stable_tolerance):
+    while True:
+        # M-step. mass[w, l, k]: posterior mass of true class k on the items worker w labelled l.
+        priors = np.ones(n_items) @ posterior / n_items
+        mass = (by_worker_label @ posterior).reshape(n_workers, n_classes, n_classes)
+        smoothed = mass + smoothing
+        log_confusion = np.log(smoothed)
+        log_confusion -= np.log(smoothed.sum(axis=1, keepdims=True))
+        log_priors = np.log(np.maximum(priors, _CLIP))
+        updated_bound = (
+            float(np.vdot(mass, np.maximum(log_confusion, np.log(_CLIP))))
+            + float((ratings @ posterior) @ log_priors)
+            - float(np.vdot(posterior, np.log(np.maximum(posterior, _CLIP))))
+        ) / len(data)
+        if updated_bound - bound < tolerance or iterations == max_iterations:
             break
+        bound = updated_bound
+        # E-step.
+        iterations += 1
+        log_posterior = by_item @ log_confusion.reshape(n_workers * n_classes, n_classes)
+        log_posterior += log_priors
+        log_posterior -= log_posterior.max(axis=1, keepdims=True)
+        posterior = np.exp(log_posterior, out=log_posterior)
+        posterior /= posterior.sum(axis=1, keepdims=True)
+    confusion = np.exp(log_confusion).transpose(0, 2, 1)  # workers × true class × given label
     winners = posterior.argmax(axis=1)
+    result_labels, confidence = _decoded(data, winners, posterior[np.arange(n_items), winners])
+    # Each worker's chance of giving the true label: Σ_k prior_k · confusion[w, k, k].
+    reliability = np.diagonal(confusion, axis1=1, axis2=2) @ priors
     return AggregationResult(
-        {item: data.classes[w] for item, w in zip(data.items, winners, strict=True)},
-        {item: float(posterior[i, w]) for i, (item, w) in enumerate(zip(data.items, winners, strict=True))},
+        result_labels,
+        confidence,
         [],
         "dawid-skene",
         {
             "max_iterations": max_iterations,
             "tolerance": tolerance,
-            "stable_tolerance": stable_tolerance,
             "smoothing": smoothing,
             "iterations": iterations,
-            # Each worker's chance of giving the true label: Σ_k prior_k · confusion[w, k, k].
-            "worker_reliability": {
-                worker: float(np.dot(priors, np.diag(confusion[index])))
-                for index, worker in enumerate(data.workers)
-            },
+            "worker_reliability": dict(zip(data.workers, reliability.tolist(), strict=True)),
+        },
+        {
+            "classes": data.classes,
+            "workers": data.workers,
+            "priors": priors,
+            "confusion": confusion,
+            "worker_labels": np.bincount(data.worker_index, minlength=n_workers),
+            "posterior": posterior,
         },
     )
 
 
-def gold_weighted_vote(labels: Iterable[Triple], gold: Mapping[Hashable, Hashable]) -> AggregationResult:
+# crowd-kit's floor for probabilities inside logarithms (``_EPS`` in its dawid_skene.py).
+_CLIP = 1e-10
+
+
+def gold_weighted_vote(labels: Labels, gold: Mapping[Hashable, Hashable]) -> AggregationResult:
     """A vote weighted by each worker's accuracy on gold questions.
 
     Weight = log((K − 1)·a / (1 − a)), the optimal weight for a worker who is right with
@@ -181,33 +193,43 @@ def gold_weighted_vote(labels: Iterable[Triple], gold: Mapping[Hashable, Hashabl
     has a = 1/K and weight 0. Items where every weight is 0 fall back to the plain majority
     vote (smallest label on ties). Confidence is the winner's share of the positive weight.
     """
-    triples = list(labels)
-    data = encode(triples)
+    data = _encoded(labels)
     n_classes = len(data.classes)
-    correct = np.zeros(len(data.workers))
-    answered = np.zeros(len(data.workers))
-    for (item, _, label), worker in zip(triples, data.worker_index, strict=True):
-        if item in gold:
-            answered[worker] += 1
-            correct[worker] += label == gold[item]
+    # Each item's gold label as a class code; -1 for items without gold (or a gold label no one gave,
+    # which no judgement can match).
+    code = {label: index for index, label in enumerate(data.classes)}
+    gold_code = np.array([code.get(gold[item], -2) if item in gold else -1 for item in data.items])
+    item_gold = gold_code[data.item_index]
+    on_gold = item_gold != -1
+    answered = np.bincount(data.worker_index[on_gold], minlength=len(data.workers))
+    correct = np.bincount(
+        data.worker_index[on_gold & (data.label_index == item_gold)], minlength=len(data.workers)
+    )
     accuracy = (correct + 1) / (answered + n_classes)
     weights = np.log(max(n_classes - 1, 1) * accuracy / (1 - accuracy))
-    scores = np.zeros((len(data.items), n_classes))
-    np.add.at(scores, (data.item_index, data.label_index), weights[data.worker_index])
-    fallback = majority_vote(triples)
+    scores = np.bincount(
+        data.item_index * n_classes + data.label_index,
+        weights=weights[data.worker_index],
+        minlength=len(data.items) * n_classes,
+    ).reshape(len(data.items), n_classes)
+    positive = np.where(scores > 0, scores, 0.0)
+    weighted = positive.sum(axis=1) > 0
+    fallback = majority_vote(data)
+    winners = scores.argmax(axis=1)
+    share = np.divide(
+        positive[np.arange(len(data.items)), winners],
+        positive.sum(axis=1),
+        out=np.zeros(len(data.items)),
+        where=weighted,
+    )
+    result_labels, confidence = _decoded(data, winners, share)
+    items = np.array(data.items, dtype=object)
+    for item in items[~weighted].tolist():
+        result_labels[item] = fallback.labels[item]
+        confidence[item] = fallback.confidence[item]
     fallback_ties = set(fallback.ties)
-    result_labels, confidence, ties = {}, {}, []
-    for index, item in enumerate(data.items):
-        row = scores[index]
-        if not np.any(row > 0):
-            result_labels[item] = fallback.labels[item]
-            confidence[item] = fallback.confidence[item]
-            ties.extend([item] if item in fallback_ties else [])
-            continue
-        winner = int(np.argmax(row))
-        result_labels[item] = data.classes[winner]
-        confidence[item] = float(row[winner] / row[row > 0].sum())
-    worker_weights = {worker: float(w) for worker, w in zip(data.workers, weights, strict=True)}
+    ties = [item for item in items[~weighted].tolist() if item in fallback_ties]
+    worker_weights = dict(zip(data.workers, weights.tolist(), strict=True))
     return AggregationResult(
         result_labels, confidence, ties, "gold-weighted", {"worker_weights": worker_weights}
     )

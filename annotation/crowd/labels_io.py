@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .encoding import Encoded, _from_codes
 
 
 class LabelFileError(ValueError):
@@ -50,6 +55,97 @@ def read_labels(path: str | Path) -> Iterator[tuple[str, str, int | float | str]
     """Yield (item, worker, label) triples, one row at a time (files of millions of rows are fine)."""
     for _, (item, worker, label) in _rows(path, ("item", "worker", "label")):
         yield item, worker, parse_label(label)
+
+
+def read_label_columns(path: str | Path, *, chunk_rows: int = 500_000) -> Encoded:
+    """The labels file as integer arrays (``Encoded``), read ``chunk_rows`` rows at a time.
+
+    Memory holds three integer codes per row plus the distinct items, workers and labels, never
+    the rows as Python objects. The fast path is pandas' C parser; if a chunk holds anything
+    doubtful (an empty field, a missing one), the file is read again row by row with the csv
+    module so that the error names the exact line, as ``read_labels`` does.
+    """
+    columns = ("item", "worker", "label")
+    with open(path, newline="", encoding="utf-8") as handle:
+        header = next(csv.reader(handle), None)
+    if header is None or [name.strip() for name in header[:3]] != list(columns):
+        next(_rows(path, columns), None)  # raises the header error with its message
+        return _encode_rows(read_labels(path))
+    coder = _ColumnCoder()
+    try:
+        chunks = pd.read_csv(
+            path,
+            header=0,
+            names=list(columns),
+            usecols=[0, 1, 2],
+            dtype=str,
+            na_filter=False,
+            chunksize=chunk_rows,
+            encoding="utf-8",
+        )
+        for chunk in chunks:
+            item, worker, label = (chunk[name].str.strip() for name in columns)
+            if (item == "").any() or (worker == "").any() or (label == "").any():
+                raise _Doubtful
+            coder.add(item.to_numpy(), worker.to_numpy(), label.to_numpy())
+    except (_Doubtful, pd.errors.ParserError, ValueError):
+        # Validate row by row, which raises LabelFileError naming the line; a file that passes
+        # (say, a line of spaces the fast parser misread) is then encoded row by row.
+        for _ in _rows(path, columns):
+            pass
+        return _encode_rows(read_labels(path))
+    return coder.encoded()
+
+
+class _Doubtful(Exception):
+    """A chunk the fast reader will not judge; the row-by-row reader decides."""
+
+
+class _ColumnCoder:
+    """Global first-seen codes for items and workers, and one code per parsed label value."""
+
+    def __init__(self) -> None:
+        self.codes: tuple[dict, dict, dict] = ({}, {}, {})
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def _code(self, values: np.ndarray, known: dict, parse=None) -> np.ndarray:
+        local, uniques = pd.factorize(values, sort=False)
+        keys = [parse(value) for value in uniques.tolist()] if parse else uniques.tolist()
+        mapping = np.array([known.setdefault(key, len(known)) for key in keys], dtype=np.int64)
+        return mapping[local]
+
+    def add(self, items: Iterable, workers: Iterable, labels: Iterable, *, label_text: bool = True) -> None:
+        """``label_text``: labels are still text, to be parsed (numbers become numbers)."""
+        item_codes, worker_codes, label_codes = self.codes
+        parse = parse_label if label_text else None
+        self.parts.append(
+            (
+                self._code(np.asarray(items, dtype=object), item_codes),
+                self._code(np.asarray(workers, dtype=object), worker_codes),
+                self._code(np.asarray(labels, dtype=object), label_codes, parse),
+            )
+        )
+
+    def encoded(self) -> Encoded:
+        items, workers, labels = (list(codes) for codes in self.codes)
+        joined = [
+            np.concatenate([part[column] for part in self.parts]) if self.parts else np.zeros(0, np.int64)
+            for column in range(3)
+        ]
+        return _from_codes(*joined, items, workers, labels, compact=True)
+
+
+def _encode_rows(triples: Iterable[tuple[str, str, int | float | str]], batch: int = 200_000) -> Encoded:
+    coder = _ColumnCoder()
+    rows: list[tuple] = []
+    for row in triples:
+        rows.append(row)
+        if len(rows) == batch:
+            coder.add(*zip(*rows, strict=True), label_text=False)
+            rows = []
+    if rows:
+        coder.add(*zip(*rows, strict=True), label_text=False)
+    return coder.encoded()
 
 
 def read_gold(path: str | Path) -> dict[str, int | float | str]:

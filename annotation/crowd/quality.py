@@ -1,15 +1,20 @@
-"""Assessor quality and rating summaries: pure functions over (item, worker, label) triples."""
+"""Assessor quality and rating summaries: pure functions over crowd judgements.
+
+Judgements come in any form ``encoding.encode`` accepts ((item, worker, label) triples, a
+DataFrame, or an ``Encoded``), except Likert answers, whose label is a ``{dimension: score}`` dict.
+"""
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from .aggregation import AggregationResult
-from .agreement import Triple
+from .aggregation import AggregationResult, Labels
+from .encoding import Encoded, Triple, encode
 
 
 @dataclass(frozen=True)
@@ -24,8 +29,89 @@ class AssessorQuality:
     flagged: bool
 
 
+def _aggregate_codes(data: Encoded, aggregate: AggregationResult) -> np.ndarray:
+    """Per item of ``data``, the class code of its aggregate label; −1 if it has none (or a label
+    no judgement used, which no judgement can then agree with: −2)."""
+    code = {label: index for index, label in enumerate(data.classes)}
+    return np.array(
+        [code.get(aggregate.labels[item], -2) if item in aggregate.labels else -1 for item in data.items],
+        dtype=np.int64,
+    )
+
+
+def agreement_with_aggregate(labels: Labels, aggregate: AggregationResult) -> list[dict]:
+    """Per assessor, how well their labels match the aggregate ones (JSON-friendly rows).
+
+    Each row: ``worker``; ``n_labels``, their labels on items that have an aggregate label;
+    ``agreed``, how many equal it; ``agreement`` = agreed / n_labels (None without any); ``kappa``,
+    Cohen's kappa between the assessor and the aggregate over those items (None where undefined,
+    e.g. both used one label throughout). Rows follow the workers' first appearance.
+    """
+    data = encode(labels)
+    n_workers, n_classes = len(data.workers), len(data.classes)
+    truth = _aggregate_codes(data, aggregate)[data.item_index]
+    compared = truth != -1
+    workers, given, expected = data.worker_index[compared], data.label_index[compared], truth[compared]
+    n_labels = np.bincount(workers, minlength=n_workers)
+    agreed = np.bincount(workers[given == expected], minlength=n_workers)
+    given_margin = np.bincount(workers * n_classes + given, minlength=n_workers * n_classes)
+    known = expected >= 0
+    aggregate_margin = np.bincount(
+        workers[known] * n_classes + expected[known], minlength=n_workers * n_classes
+    )
+    chance_agreements = (
+        given_margin.reshape(n_workers, n_classes) * aggregate_margin.reshape(n_workers, n_classes)
+    ).sum(axis=1)
+    rows = []
+    for index, worker in enumerate(data.workers):
+        n = int(n_labels[index])
+        chance = chance_agreements[index] / n**2 if n else 1.0
+        kappa = (agreed[index] / n - chance) / (1 - chance) if n and chance < 1 else None
+        rows.append(
+            {
+                "worker": worker,
+                "n_labels": n,
+                "agreed": int(agreed[index]),
+                "agreement": float(agreed[index] / n) if n else None,
+                "kappa": None if kappa is None else float(kappa),
+            }
+        )
+    return rows
+
+
+def dawid_skene_workers(result: AggregationResult) -> dict:
+    """Dawid–Skene's estimates in a JSON-friendly form, for the agreement page.
+
+    ``{"classes": [...], "priors": [...], "iterations": n, "workers": [{"worker", "n_labels",
+    "reliability", "confusion"}, ...]}`` where ``confusion[k][l]`` is the estimated probability
+    that the worker answers ``classes[l]`` when the truth is ``classes[k]`` (rows sum to 1) and
+    ``reliability`` = Σ_k prior_k · confusion[k][k], their chance of giving the true label.
+    """
+    if result.method != "dawid-skene" or "confusion" not in result.model:
+        raise ValueError(f"needs a Dawid-Skene result, not {result.method!r}")
+    model = result.model
+    priors = model["priors"]
+    confusion = model["confusion"]
+    reliability = np.diagonal(confusion, axis1=1, axis2=2) @ priors
+    return {
+        "classes": list(model["classes"]),
+        "priors": priors.tolist(),
+        "iterations": result.parameters.get("iterations"),
+        "workers": [
+            {"worker": worker, "n_labels": n, "reliability": float(r), "confusion": matrix}
+            for worker, n, r, matrix in zip(
+                model["workers"],
+                model["worker_labels"].tolist(),
+                reliability.tolist(),
+                confusion.tolist(),
+                strict=True,
+            )
+        ],
+    }
+
+
 def assessor_quality(
-    labels: Iterable[Triple],
+    labels: Labels,
     aggregate: AggregationResult,
     *,
     gold: Mapping[Hashable, Hashable] | None = None,
@@ -38,31 +124,36 @@ def assessor_quality(
     gold — when agreement with the aggregate is. ``reliability`` is Dawid–Skene's estimate when the
     aggregate came from it. ``seconds`` maps (item, worker) to time spent on that judgement.
     """
+    data = encode(labels)
     gold = gold or {}
     seconds = seconds or {}
     reliability = aggregate.parameters.get("worker_reliability", {})
-    per_worker: dict[Hashable, list[tuple[Hashable, Hashable]]] = {}
-    for item, worker, label in labels:
-        per_worker.setdefault(worker, []).append((item, label))
+    n_workers = len(data.workers)
+    n_labels = np.bincount(data.worker_index, minlength=n_workers)
+    code = {label: index for index, label in enumerate(data.classes)}
+    gold_code = np.array([code.get(gold[item], -2) if item in gold else -1 for item in data.items])
+    item_gold = gold_code[data.item_index] if len(data) else np.zeros(0, dtype=np.int64)
+    on_gold = item_gold != -1
+    answered = np.bincount(data.worker_index[on_gold], minlength=n_workers)
+    correct = np.bincount(data.worker_index[on_gold & (data.label_index == item_gold)], minlength=n_workers)
+    agreement = agreement_with_aggregate(data, aggregate)
+    times: dict[Hashable, list[float]] = {}
+    for (_, worker), spent in seconds.items():
+        times.setdefault(worker, []).append(spent)
     rows = []
-    for worker, answers in per_worker.items():
-        on_gold = [(item, label) for item, label in answers if item in gold]
-        gold_accuracy = (
-            sum(label == gold[item] for item, label in on_gold) / len(on_gold) if on_gold else None
-        )
-        agreed = [label == aggregate.labels[item] for item, label in answers if item in aggregate.labels]
-        agreement = sum(agreed) / len(agreed) if agreed else 0.0
-        times = [seconds[(item, worker)] for item, _ in answers if (item, worker) in seconds]
-        judged_by = gold_accuracy if gold_accuracy is not None else agreement
+    for index, worker in enumerate(data.workers):
+        gold_accuracy = float(correct[index] / answered[index]) if answered[index] else None
+        agreed = agreement[index]["agreement"] or 0.0
+        judged_by = gold_accuracy if gold_accuracy is not None else agreed
         rows.append(
             AssessorQuality(
                 worker,
-                len(answers),
-                len(on_gold),
+                int(n_labels[index]),
+                int(answered[index]),
                 gold_accuracy,
-                agreement,
+                agreed,
                 reliability.get(worker),
-                statistics.median(times) if times else None,
+                statistics.median(times[worker]) if times.get(worker) else None,
                 judged_by < threshold,
             )
         )
@@ -80,7 +171,15 @@ def without_workers(labels: Iterable[Triple], blocked: Iterable[Hashable]) -> li
 
 @dataclass(frozen=True)
 class RatingSummary:
-    """Likert ratings of one item on one dimension: centre, dispersion, and a confidence in [0, 1]."""
+    """Ratings of one item on one dimension: centre, dispersion, and a confidence in [0, 1].
+
+    ``std``: population standard deviation (ddof 0); ``iqr``: Q3 − Q1 with linearly interpolated
+    quartiles (NumPy's default); ``mad``: median absolute deviation from the median, unscaled
+    (``scipy.stats.median_abs_deviation``'s default); ``confidence``: 1 − std / std_max, where
+    std_max = (high − low) / 2 is the largest standard deviation ratings on the scale can have
+    (half at each end, Popoviciu's inequality): unanimous ratings give 1, a split between the
+    two ends 0. One rating gives 1 too; ``n`` says how many there were.
+    """
 
     mean: float
     median: float
@@ -88,36 +187,139 @@ class RatingSummary:
     iqr: float
     n: int
     confidence: float
+    mad: float
+
+
+@dataclass(frozen=True)
+class LikertSummary:
+    """One item's ratings: a ``RatingSummary`` per dimension and the item's confidence, the mean
+    of its dimensions' confidences."""
+
+    dimensions: dict[str, RatingSummary]
+    confidence: float
+    n: int
+
+
+def _check_scale(scale: Sequence[float]) -> tuple[float, float]:
+    low, high = (float(value) for value in scale)
+    if high <= low:
+        raise ValueError(f"scale must be (low, high) with low < high, got {tuple(scale)}")
+    return low, high
+
+
+def _summaries(frame: pd.DataFrame, scale: tuple[float, float]) -> pd.DataFrame:
+    """Per (item, dimension) group of ``frame`` (columns item, dimension, value): every figure."""
+    low, high = scale
+    grouped = frame.groupby(["item", "dimension"], sort=False)["value"]
+    table = grouped.agg(["mean", "median", "count"])
+    table["std"] = grouped.std(ddof=0)
+    quartiles = grouped.quantile([0.25, 0.75]).unstack()
+    table["iqr"] = quartiles[0.75] - quartiles[0.25]
+    deviation = (frame["value"] - grouped.transform("median")).abs()
+    table["mad"] = deviation.groupby([frame["item"], frame["dimension"]], sort=False).median()
+    table["confidence"] = (1 - table["std"] / ((high - low) / 2)).clip(0.0, 1.0)
+    return table
+
+
+def _rating_frame(
+    rows: Iterable[tuple[Hashable, Hashable, float]], scale: tuple[float, float]
+) -> pd.DataFrame:
+    frame = pd.DataFrame(list(rows), columns=["item", "dimension", "value"])
+    if frame.empty:
+        return frame
+    try:
+        frame["value"] = frame["value"].astype(float)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"ratings must be numbers: {error}") from error
+    low, high = scale
+    outside = frame[(frame["value"] < low) | (frame["value"] > high)]
+    if len(outside):
+        item, dimension, value = outside.iloc[0]
+        where = f"item {item!r}" + (f", dimension {dimension!r}" if dimension is not None else "")
+        raise ValueError(f"rating {value} of {where} is outside the scale {low:g}–{high:g}")
+    return frame
 
 
 def summarise_ratings(
     labels: Iterable[Triple], scale: tuple[float, float] = (1, 5)
 ) -> dict[Hashable, RatingSummary]:
-    """Mean, median, population standard deviation and interquartile range per item.
+    """Mean, median, standard deviation, IQR, MAD and a confidence per item, for ratings given as
+    (item, worker, number) triples (one dimension); see ``RatingSummary``."""
+    bounds = _check_scale(scale)
+    frame = _rating_frame(((item, None, value) for item, _, value in labels), bounds)
+    if frame.empty:
+        return {}
+    frame["dimension"] = ""
+    table = _summaries(frame, bounds)
+    return {item: _summary(row) for (item, _), row in zip(table.index, table.itertuples(), strict=True)}
 
-    Confidence is 1 − std / std_max, where std_max = (high − low) / 2 is the largest standard
-    deviation ratings on the scale can have (half at each end): unanimous ratings give 1.
+
+def _summary(row) -> RatingSummary:
+    return RatingSummary(
+        float(row.mean),
+        float(row.median),
+        float(row.std),
+        float(row.iqr),
+        int(row.count),
+        float(row.confidence),
+        float(row.mad),
+    )
+
+
+def summarise_likert(
+    judgements: Iterable[tuple[Hashable, Hashable, Mapping[str, float]]],
+    scale: tuple[float, float] = (1, 5),
+) -> dict[Hashable, LikertSummary]:
+    """Likert answers (item, worker, {dimension: score}) summarised per item and dimension.
+
+    Every dimension is summarised over the answers that scored it (``RatingSummary``); the item's
+    confidence is the mean over its dimensions.
     """
-    low, high = scale
-    if high <= low:
-        raise ValueError(f"scale must be (low, high) with low < high, got {scale}")
-    by_item: dict[Hashable, list[float]] = {}
-    for item, _, value in labels:
-        value = float(value)
-        if not low <= value <= high:
-            raise ValueError(f"rating {value} of item {item!r} is outside the scale {low}–{high}")
-        by_item.setdefault(item, []).append(value)
-    summaries = {}
-    for item, values in by_item.items():
-        array = np.asarray(values)
-        q1, q3 = np.percentile(array, [25, 75])
-        std = float(array.std())
-        summaries[item] = RatingSummary(
-            float(array.mean()),
-            float(np.median(array)),
-            std,
-            float(q3 - q1),
-            len(values),
-            1 - std / ((high - low) / 2),
+    bounds = _check_scale(scale)
+    rows = []
+    for item, worker, scores in judgements:
+        if not isinstance(scores, Mapping):
+            raise ValueError(
+                f"item {item!r}, worker {worker!r}: expected {{dimension: score}}, got {scores!r}"
+            )
+        rows.extend((item, dimension, value) for dimension, value in scores.items())
+    frame = _rating_frame(rows, bounds)
+    if frame.empty:
+        return {}
+    table = _summaries(frame, bounds)
+    per_item: dict[Hashable, dict[str, RatingSummary]] = {}
+    for (item, dimension), row in zip(table.index, table.itertuples(), strict=True):
+        per_item.setdefault(item, {})[dimension] = _summary(row)
+    return {
+        item: LikertSummary(
+            dimensions,
+            float(np.mean([summary.confidence for summary in dimensions.values()])),
+            max(summary.n for summary in dimensions.values()),
         )
-    return summaries
+        for item, dimensions in per_item.items()
+    }
+
+
+def likert_aggregate(
+    judgements: Iterable[tuple[Hashable, Hashable, Mapping[str, float]]],
+    scale: tuple[float, float] = (1, 5),
+    *,
+    centre: str = "mean",
+) -> AggregationResult:
+    """Likert answers as an ``AggregationResult``: the label of an item is ``{dimension: mean}``
+    (or median, ``centre``), its confidence the ``LikertSummary`` confidence."""
+    if centre not in ("mean", "median"):
+        raise ValueError(f"centre must be mean or median, not {centre!r}")
+    summaries = summarise_likert(judgements, scale)
+    return AggregationResult(
+        {
+            item: {
+                dimension: getattr(summary, centre) for dimension, summary in item_summary.dimensions.items()
+            }
+            for item, item_summary in summaries.items()
+        },
+        {item: summary.confidence for item, summary in summaries.items()},
+        [],
+        f"likert-{centre}",
+        {"scale": list(scale), "centre": centre},
+    )

@@ -1,4 +1,8 @@
-"""``cranfield agreement`` and ``cranfield aggregate`` over ``item,worker,label`` CSV files."""
+"""``cranfield agreement`` and ``cranfield aggregate`` over ``item,worker,label`` CSV files.
+
+Both read the file in chunks into integer codes (``labels_io.read_label_columns``), so files of
+millions of rows never exist as Python objects; a bad row stops the command with its line number.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,9 @@ import json
 import sys
 
 from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
-from annotation.crowd.agreement import cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha
-from annotation.crowd.labels_io import LabelFileError, read_gold, read_labels
+from annotation.crowd.bootstrap import STATISTICS
+from annotation.crowd.labels_io import LabelFileError, read_gold, read_label_columns
+from annotation.crowd.report import agreement_report
 
 METHODS = ("majority", "dawid-skene", "gold-weighted")
 
@@ -18,12 +23,34 @@ def register(subparsers) -> None:
     agreement = subparsers.add_parser(
         "agreement",
         help="inter-assessor agreement of a labels CSV (item,worker,label) as JSON",
-        description="Fleiss' kappa, mean pairwise Cohen's kappa and Krippendorff's alpha, with the "
-        "number of items and assessors each rests on.",
+        description="Fleiss' kappa, mean pairwise Cohen's kappa, Krippendorff's alpha and per-label "
+        "agreement (per-category Fleiss kappa, specific agreement), each with the number of items "
+        "and assessors it rests on. With --ci, percentile bootstrap intervals over items. "
+        "Fleiss' kappa uses the items with the most common number of ratings; the others are "
+        "counted in fleiss_kappa_items_excluded.",
+        epilog="Speed: the figures take seconds on a million labels. The intervals recompute each "
+        "figure per resample: Fleiss and alpha cost about a pass over the items each, Cohen's kappa "
+        "a pass over every (pair of assessors, shared item); with 10 assessors per item that is 45 "
+        "entries per item, about 0.1-0.2 s per resample at a million labels, so minutes for 1000 "
+        "resamples. Use --ci-statistics or fewer --resamples on very large files.",
     )
     agreement.add_argument("labels", help="CSV with header item,worker,label")
     agreement.add_argument("--weights", choices=["none", "linear", "quadratic"], default="none")
     agreement.add_argument("--level", choices=["nominal", "ordinal", "interval", "ratio"], default="nominal")
+    agreement.add_argument(
+        "--min-shared", type=int, default=2, help="items a pair of assessors must share (default 2)"
+    )
+    agreement.add_argument(
+        "--ci", action="store_true", help="add bootstrap confidence intervals over items (slow on huge files)"
+    )
+    agreement.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    agreement.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    agreement.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    agreement.add_argument(
+        "--ci-statistics",
+        default=",".join(STATISTICS),
+        help=f"comma-separated figures to bootstrap (default {','.join(STATISTICS)})",
+    )
     agreement.set_defaults(handler=run_agreement)
 
     aggregate = subparsers.add_parser(
@@ -44,27 +71,30 @@ def fail(command: str, message: str) -> int:
 
 
 def run_agreement(args: argparse.Namespace) -> int:
+    statistics = tuple(name.strip() for name in args.ci_statistics.split(",") if name.strip())
+    unknown = set(statistics) - set(STATISTICS)
+    if unknown:
+        return fail(
+            "agreement", f"--ci-statistics: unknown {sorted(unknown)}; known: {', '.join(STATISTICS)}"
+        )
+    if args.resamples < 1 or not 0 < args.confidence < 1:
+        return fail("agreement", "--resamples must be at least 1 and --confidence between 0 and 1")
     try:
-        labels = list(read_labels(args.labels))
-    except (LabelFileError, OSError) as error:
+        data = read_label_columns(args.labels)
+        report = agreement_report(
+            data,
+            weights=args.weights,
+            level=args.level,
+            min_shared=args.min_shared,
+            intervals=args.ci,
+            resamples=args.resamples,
+            confidence=args.confidence,
+            seed=args.seed,
+            interval_statistics=statistics,
+        )
+    except (OSError, ValueError) as error:  # LabelFileError, or e.g. --level interval on text labels
         return fail("agreement", str(error))
-    fleiss = fleiss_kappa(labels)
-    cohen = cohen_kappa_pairs(labels, weights=args.weights)
-    alpha = krippendorff_alpha(labels, level=args.level)
-    report = {
-        "fleiss_kappa": fleiss.value,
-        "fleiss_kappa_n_items": fleiss.n_items,
-        "fleiss_kappa_items_excluded": fleiss.n_items_excluded,
-        "cohen_kappa_mean": cohen.mean,
-        "cohen_kappa_weights": cohen.weights,
-        "cohen_kappa_pairs": len(cohen.pairs),
-        "krippendorff_alpha": alpha.value,
-        "krippendorff_level": args.level,
-        "n_items": len({item for item, _, _ in labels}),
-        "n_workers": len({worker for _, worker, _ in labels}),
-        "n_labels": len(labels),
-    }
-    json.dump(report, sys.stdout, indent=2)
+    json.dump(report, sys.stdout, indent=2, default=str)
     print()
     return 0
 
@@ -73,18 +103,19 @@ def run_aggregate(args: argparse.Namespace) -> int:
     if args.method == "gold-weighted" and not args.gold:
         return fail("aggregate", "--method gold-weighted needs --gold GOLD.csv")
     try:
-        labels = list(read_labels(args.labels))
+        data = read_label_columns(args.labels)
         gold = read_gold(args.gold) if args.gold else {}
     except (LabelFileError, OSError) as error:
         return fail("aggregate", str(error))
+    if len(data) == 0:
+        return fail("aggregate", f"{args.labels}: no labels after the header")
     if args.method == "majority":
-        result = majority_vote(labels, tie_rule=args.tie_rule)
+        result = majority_vote(data, tie_rule=args.tie_rule)
     elif args.method == "dawid-skene":
-        result = dawid_skene(labels)
+        result = dawid_skene(data)
     else:
-        result = gold_weighted_vote(labels, gold)
+        result = gold_weighted_vote(data, gold)
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(["item", "label", "confidence"])
-    for item, label in result.labels.items():
-        writer.writerow([item, label, f"{result.confidence[item]:.6f}"])
+    writer.writerows((item, label, f"{result.confidence[item]:.6f}") for item, label in result.labels.items())
     return 0

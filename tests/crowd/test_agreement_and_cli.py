@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
+from annotation.crowd.aggregation import dawid_skene, majority_vote
 from annotation.crowd.agreement import cohen_kappa_pairs, krippendorff_alpha
-from annotation.crowd.labels_io import LabelFileError, read_gold, read_labels
+from annotation.crowd.labels_io import LabelFileError, read_gold, read_label_columns, read_labels
 from cranfield.cli import main
 
 ratings = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=3, max_size=40)
@@ -121,3 +122,78 @@ def test_aggregate_cli_explains_missing_gold_and_bad_files(tmp_path, capsys):
     assert "needs --gold" in capsys.readouterr().err
     assert main(["aggregate", str(labels)]) == 2
     assert "line 3" in capsys.readouterr().err
+
+
+def test_agreement_cli_reports_per_label_figures_and_intervals(shared_data, capsys):
+    labels = shared_data / "crowd_snow2008" / "rte_labels.csv"
+    assert main(["agreement", str(labels), "--ci", "--resamples", "50", "--seed", "3"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["n_items"], report["n_workers"], report["n_labels"]) == (800, 164, 8000)
+    assert report["fleiss_kappa_n_items"] == report["krippendorff_alpha_n_items"] == 800
+    assert [row["label"] for row in report["per_label"]["labels"]] == [0, 1]
+    for name in ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha"):
+        interval = report[f"{name}_ci"]
+        assert interval["low"] < report[name] < interval["high"]
+        assert interval["resamples"] == 50
+    assert report["bootstrap"]["seed"] == 3
+    assert main(["agreement", str(labels), "--ci-statistics", "gwet"]) == 2
+    assert "unknown" in capsys.readouterr().err
+    assert main(["agreement", str(labels)]) == 0
+    assert "fleiss_kappa_ci" not in json.loads(capsys.readouterr().out)
+
+
+def write_labels(path, n_items, per_item=3, bad_line=None):
+    """A generated labels file; ``bad_line`` (a file line number) gets an empty worker field."""
+    line = 1
+    with open(path, "w") as handle:
+        handle.write("item,worker,label\n")
+        for item in range(n_items):
+            for k in range(per_item):
+                line += 1
+                worker = "" if line == bad_line else f"w{(item + k) % 17}"
+                handle.write(f"doc{item},{worker},{(item * k) % 3}\n")
+    return line
+
+
+def test_the_chunked_reader_equals_the_row_reader_and_names_a_bad_line_late_in_the_file(tmp_path):
+    path = tmp_path / "labels.csv"
+    write_labels(path, 3000)
+    data = read_label_columns(path, chunk_rows=1000)
+    assert data.triples() == list(read_labels(path))
+    write_labels(path, 3000, bad_line=8765)
+    with pytest.raises(LabelFileError, match="line 8765, field 'worker': empty"):
+        read_label_columns(path, chunk_rows=1000)
+
+
+def test_the_chunked_reader_copes_with_quotes_blank_lines_spaces_and_extra_columns(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text('item,worker,label,note\n"a,1", w1 ,yes,x\n\n"b\nc",w2,2.5\n   \na,w1,yes,y,z\n')
+    data = read_label_columns(path)
+    assert (
+        data.triples()
+        == list(read_labels(path))
+        == [("a,1", "w1", "yes"), ("b\nc", "w2", 2.5), ("a", "w1", "yes")]
+    )
+    path.write_text("item,worker,label\n1,a,0\n2,b\n")
+    with pytest.raises(LabelFileError, match="line 3: expected 3 fields"):
+        read_label_columns(path)
+    path.write_text("task,annotator,answer\n1,a,0\n")
+    with pytest.raises(LabelFileError, match="line 1: expected the header"):
+        read_label_columns(path)
+
+
+def test_aggregate_cli_on_a_generated_file_equals_the_library(tmp_path, capsys):
+    path = tmp_path / "labels.csv"
+    write_labels(path, 2000, per_item=5)
+    triples = list(read_labels(path))
+    for method, expected in (("majority", majority_vote(triples)), ("dawid-skene", dawid_skene(triples))):
+        assert main(["aggregate", str(path), "--method", method]) == 0
+        rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+        assert {row["item"]: int(row["label"]) for row in rows} == expected.labels
+        assert all(
+            float(row["confidence"]) == pytest.approx(expected.confidence[row["item"]], abs=1e-6)
+            for row in rows
+        )
+    write_labels(path, 2000, per_item=5, bad_line=9001)
+    assert main(["aggregate", str(path)]) == 2
+    assert "line 9001" in capsys.readouterr().err

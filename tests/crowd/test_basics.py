@@ -1,16 +1,19 @@
-"""Fleiss' kappa equals statsmodels' and the published figure; majority vote with named tie rules."""
+"""Fleiss' kappa equals statsmodels' and the published figure; majority vote with named tie rules;
+the three input forms (triples, DataFrame, encoded columns) give the same results."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from annotation.crowd.aggregation import majority_vote
+from annotation.crowd.aggregation import dawid_skene, majority_vote
 from annotation.crowd.agreement import fleiss_kappa
+from annotation.crowd.encoding import encode
 
 # Fleiss (1971): 30 patients, each diagnosed by 6 psychiatrists into 5 categories; the published
 # kappa is 0.430 (R irr::kappam.fleiss gives 0.4302445). Rows list the 6 diagnoses, as in
@@ -68,3 +71,24 @@ def test_majority_vote_names_ties_and_breaks_them_by_rule():
     assert majority_vote(triples, tie_rule="largest").labels[2] == 1
     with pytest.raises(ValueError, match="tie_rule"):
         majority_vote(triples, tie_rule="coin")
+
+
+def test_triples_a_dataframe_and_encoded_columns_aggregate_alike():
+    triples = [(i, f"w{(3 * i + k) % 7}", (i + k * (i % 3)) % 3) for i in range(60) for k in range(4)]
+    frame = pd.DataFrame(triples, columns=["task", "worker", "label"])
+    by_triples, by_frame = dawid_skene(triples), dawid_skene(frame)
+    assert by_triples.labels == by_frame.labels == dawid_skene(encode(triples)).labels
+    assert by_triples.confidence == pytest.approx(by_frame.confidence)
+    assert majority_vote(frame.rename(columns={"task": "item"})).labels == majority_vote(triples).labels
+
+
+def test_encoding_keeps_label_types_and_orders_numbers_first():
+    data = encode([("a", "w1", "yes"), ("a", "w2", 2), ("b", "w1", 1.5), ("b", "w2", "no")])
+    assert data.classes == [1.5, 2, "no", "yes"]
+    assert data.items == ["a", "b"] and data.workers == ["w1", "w2"]
+    assert data.triples() == [("a", "w1", "yes"), ("a", "w2", 2), ("b", "w1", 1.5), ("b", "w2", "no")]
+    assert encode([(1, 2, 3)]).classes == [3]
+    with pytest.raises(ValueError, match="missing"):
+        encode(pd.DataFrame({"item": [1], "label": [0]}))
+    with pytest.raises(ValueError, match="no labels"):
+        majority_vote([])

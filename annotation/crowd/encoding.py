@@ -1,0 +1,153 @@
+"""Crowd labels as integer arrays: the one shape every agreement and aggregation function works on.
+
+Judgements arrive as (item, worker, label) triples (a list of tuples, e.g. Django's
+``values_list("task_id", "annotator_id", "label")``), as a pandas DataFrame with columns
+``item`` (or ``task``, crowd-kit's name), ``worker`` and ``label``, or already encoded. ``encode``
+turns any of them into integer codes once; functions given an ``Encoded`` skip that step, so a
+caller computing several figures encodes once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+Triple = tuple[Hashable, Hashable, Hashable]
+
+
+def label_order(label: Hashable) -> tuple:
+    # Numbers in numeric order, anything else after them in string order.
+    return (0, label, "") if isinstance(label, int | float) else (1, 0, str(label))
+
+
+@dataclass(frozen=True, eq=False)
+class Encoded:
+    """Judgements as integer arrays, with the original items, workers and labels for decoding.
+
+    ``items`` and ``workers`` are in first-seen order; ``classes`` are sorted numbers first (so
+    graded labels keep their order). Row r of the arrays is one judgement:
+    ``items[item_index[r]]`` was labelled ``classes[label_index[r]]`` by ``workers[worker_index[r]]``.
+    """
+
+    items: list
+    workers: list
+    classes: list
+    item_index: np.ndarray
+    worker_index: np.ndarray
+    label_index: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.item_index)
+
+    @cached_property
+    def ratings_per_item(self) -> np.ndarray:
+        return np.bincount(self.item_index, minlength=len(self.items))
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """Items × classes matrix: how many labels of each class every item received."""
+        n_classes = len(self.classes)
+        flat = np.bincount(
+            self.item_index * n_classes + self.label_index, minlength=len(self.items) * n_classes
+        )
+        return flat.reshape(len(self.items), n_classes)
+
+    def triples(self) -> list[Triple]:
+        """Back to (item, worker, label) tuples, in row order."""
+        items = np.array(self.items, dtype=object)[self.item_index]
+        workers = np.array(self.workers, dtype=object)[self.worker_index]
+        classes = np.array(self.classes, dtype=object)[self.label_index]
+        return list(zip(items.tolist(), workers.tolist(), classes.tolist(), strict=True))
+
+
+Labels = Iterable[Triple] | pd.DataFrame | Encoded
+
+
+def encode(labels: Labels) -> Encoded:
+    """Integer codes for items and workers (first-seen order) and labels (numbers first).
+
+    A list of all-integer tuples takes a fast path through one NumPy array (booleans count as
+    the integers 0 and 1); anything else goes through pandas' hash-based ``factorize``.
+    """
+    if isinstance(labels, Encoded):
+        return labels
+    if isinstance(labels, pd.DataFrame):
+        return _encode_columns(*_frame_columns(labels))
+    triples = labels if isinstance(labels, list) else list(labels)
+    if not triples:
+        empty = np.zeros(0, dtype=np.int64)
+        return Encoded([], [], [], empty, empty, empty)
+    array = np.array(triples) if isinstance(triples[0], tuple) else None
+    if array is not None and array.dtype.kind in "iub" and array.shape == (len(triples), 3):
+        return _encode_columns(array[:, 0], array[:, 1], array[:, 2])
+    try:
+        frame = pd.DataFrame(triples, columns=["item", "worker", "label"])
+    except ValueError as error:
+        raise ValueError(f"labels must be (item, worker, label) triples: {error}") from error
+    return _encode_columns(frame["item"].to_numpy(), frame["worker"].to_numpy(), frame["label"].to_numpy())
+
+
+def _frame_columns(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    item = "item" if "item" in frame.columns else "task"
+    missing = [name for name in (item, "worker", "label") if name not in frame.columns]
+    if missing:
+        raise ValueError(f"the DataFrame needs columns item (or task), worker, label; missing {missing}")
+    if frame[[item, "worker", "label"]].isna().to_numpy().any():
+        raise ValueError("the DataFrame has missing values in item, worker or label")
+    return frame[item].to_numpy(), frame["worker"].to_numpy(), frame["label"].to_numpy()
+
+
+def _encode_columns(items: np.ndarray, workers: np.ndarray, labels: np.ndarray) -> Encoded:
+    item_index, item_values = pd.factorize(items, sort=False)
+    worker_index, worker_values = pd.factorize(workers, sort=False)
+    label_codes, label_values = pd.factorize(labels, sort=False)
+    return _from_codes(
+        item_index,
+        worker_index,
+        label_codes,
+        item_values.tolist(),
+        worker_values.tolist(),
+        label_values.tolist(),
+        compact=True,
+    )
+
+
+def _from_codes(
+    item_codes: np.ndarray,
+    worker_codes: np.ndarray,
+    label_codes: np.ndarray,
+    item_values: list,
+    worker_values: list,
+    label_values: list,
+    *,
+    compact: bool = False,
+) -> Encoded:
+    """Compact codes (only values that occur, items and workers in first-seen order, classes sorted).
+
+    ``compact``: item and worker codes are already 0..n-1 in first-seen order (fresh from factorize).
+    """
+    if compact:
+        item_index, items = item_codes, item_values
+        worker_index, workers = worker_codes, worker_values
+    else:
+        item_index, item_first = pd.factorize(item_codes, sort=False)
+        worker_index, worker_first = pd.factorize(worker_codes, sort=False)
+        items = [item_values[code] for code in item_first.tolist()]
+        workers = [worker_values[code] for code in worker_first.tolist()]
+    present = np.flatnonzero(np.bincount(label_codes, minlength=len(label_values)))
+    classes = sorted((label_values[code] for code in present.tolist()), key=label_order)
+    position = {label: index for index, label in enumerate(classes)}
+    remap = np.zeros(max(len(label_values), 1), dtype=np.int64)
+    remap[present] = [position[label_values[code]] for code in present.tolist()]
+    return Encoded(
+        items,
+        workers,
+        classes,
+        item_index.astype(np.int64, copy=False),
+        worker_index.astype(np.int64, copy=False),
+        remap[label_codes],
+    )
