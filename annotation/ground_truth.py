@@ -1,109 +1,572 @@
 """Build a versioned ground-truth snapshot from a project's judgements.
 
-A thin shell: load the judgements, call the pure agreement and aggregation functions in
-``annotation.crowd``, store the result atomically.
+A thin shell in three phases, so that the heavy computation never runs inside a transaction and
+its progress can be committed (and seen by other connections) as it goes:
+
+1. **read** the inputs (no locks) and fingerprint exactly what was read;
+2. **compute** agreement, aggregation and the assessor report with the pure functions of
+   ``annotation.crowd`` and ``evaluation.reporting``, reporting progress;
+3. **write** the snapshot in one short transaction that locks the project row and checks again
+   that no other run has written these inputs, or newer ones, meanwhile.
 """
 
 from __future__ import annotations
 
-from django.db import transaction
-from django.db.models import Max
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+from django.db import connection, transaction
+from django.utils import timezone
 
 from evaluation.models import GroundTruthSnapshot, SnapshotLabel
+from evaluation.reporting import busiest, confusion_against_aggregate, rating_agreement_with_aggregate
 
-from .crowd.aggregation import AggregationResult, dawid_skene, majority_vote
-from .crowd.agreement import cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha
-from .models import Judgement, Project
+from .crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
+from .crowd.agreement import cohen_kappa_matrix, label_order
+from .crowd.quality import agreement_with_aggregate, dawid_skene_workers, summarise_likert
+from .crowd.report import agreement_report
+from .models import Judgement, JudgementRevision, Membership, Project, Task
+from .normalisation import zscore_per_annotator
+from .task_types import LIKERT_GOLD_TOLERANCE
 
 DEFAULT_TIE_RULE = "smallest"
+# The pairwise-kappa heat map keeps the assessors with the most labels: beyond a few dozen rows
+# it is unreadable, and the snapshot row stays small.
+HEATMAP_ASSESSORS = 30
+# Bootstrap intervals over items for every agreement figure (percentile, seeded).
+INTERVAL_RESAMPLES = 1000
+INTERVAL_SEED = 0
+# Mean Cohen's kappa's interval revisits every (pair, shared item) per resample: beyond this many
+# judgements it would dominate the job (~2 min per 1,000 resamples at 1M), so it is left out there.
+COHEN_INTERVAL_MAX_JUDGEMENTS = 100_000
+
+# Called with a stage description and the share of the work done (0 to 1).
+Progress = Callable[[str, float], None]
 
 
-def aggregate(triples: list, method: str, tie_rule: str) -> AggregationResult:
-    """The aggregate label of every task by the named method."""
+def no_progress(stage: str, share: float) -> None:
+    """The default progress callback: report nothing."""
+
+
+def aggregate(triples: list, method: str, tie_rule: str, gold_triples: list, gold: dict) -> AggregationResult:
+    """The aggregate label of every task by the named method.
+
+    ``gold_triples`` are the first answers given to gold items, whose expected labels are ``gold``;
+    only the gold-weighted vote uses them, and only to weigh each annotator.
+    """
     if method == Project.GroundTruthMethod.DAWID_SKENE:
         return dawid_skene(triples)
+    if method == Project.GroundTruthMethod.GOLD_WEIGHTED:
+        result = gold_weighted_vote(triples + gold_triples, gold)
+        for item in gold:
+            result.labels.pop(item, None)
+            result.confidence.pop(item, None)
+        return result
     return majority_vote(triples, tie_rule=tie_rule)
 
 
-def agreement_figures(triples: list) -> dict:
-    """Fleiss' kappa, mean pairwise Cohen's kappa and Krippendorff's alpha, each with what it rests on."""
-    fleiss = fleiss_kappa(triples)
-    cohen = cohen_kappa_pairs(triples)
-    alpha = krippendorff_alpha(triples)
+def ground_truth_judgements(project: Project, blocked: list[int] | None = None):
+    """The judgements a project's ground truth is built from: its items', minus blocked annotators'.
+
+    ``blocked`` is the list of annotators to leave out, read once by the caller so that the same
+    list is fingerprinted and applied; by default the project's blocked members if it excludes them.
+    """
+    if blocked is None:
+        blocked = blocked_annotators(project)
+    judgements = Judgement.objects.filter(task__project=project, task__kind=Task.Kind.ITEM)
+    return judgements.exclude(annotator_id__in=blocked) if blocked else judgements
+
+
+def blocked_annotators(project: Project) -> list[int]:
+    """Ids of the blocked annotators whose judgements the ground truth leaves out (sorted)."""
+    if not project.exclude_blocked_from_ground_truth:
+        return []
+    return sorted(
+        Membership.objects.filter(project=project, status=Membership.Status.BLOCKED).values_list(
+            "annotator_id", flat=True
+        )
+    )
+
+
+def gold_inputs(project: Project) -> tuple[list, dict]:
+    """(task, annotator, first label) of every gold answer, and each gold task's expected label."""
+    gold = {
+        task_id: answer.get("label")
+        for task_id, answer in project.tasks.filter(kind=Task.Kind.GOLD).values_list("pk", "gold_answer")
+    }
+    first_answers = JudgementRevision.objects.filter(judgement__task_id__in=list(gold), number=1).values_list(
+        "judgement__task_id", "judgement__annotator_id", "label"
+    )
+    return sorted(first_answers), gold
+
+
+def agreement_figures(triples: list, *, weights: str = "none", level: str = "nominal") -> dict:
+    """``annotation.crowd.report.agreement_report`` with bootstrap intervals over items: Fleiss' kappa,
+    mean pairwise Cohen's kappa, Krippendorff's alpha and per-label agreement, each with its base."""
+    statistics = ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha")
+    if len(triples) > COHEN_INTERVAL_MAX_JUDGEMENTS:
+        statistics = ("fleiss_kappa", "krippendorff_alpha")
+    return agreement_report(
+        triples,
+        weights=weights,
+        level=level,
+        intervals=True,
+        resamples=INTERVAL_RESAMPLES,
+        seed=INTERVAL_SEED,
+        interval_statistics=statistics,
+    )
+
+
+def label_agreement(triples: list, progress: Progress = no_progress, *, ordered: bool = False) -> dict:
+    """Agreement of a label project; ``ordered`` (graded labels) adds, under ``ordered``, the report
+    with linearly weighted Cohen's kappa and ordinal alpha."""
+    progress("agreement: Fleiss' kappa, Cohen's kappa of every pair, Krippendorff's alpha", 0.15)
+    figures = agreement_figures(triples)
+    if ordered:
+        progress("agreement: weighted kappa and ordinal alpha", 0.4)
+        figures["ordered"] = agreement_figures(triples, weights="linear", level="ordinal")
+    return figures
+
+
+def scores_by_dimension(rows: list, dimensions: list[str]) -> dict[str, list]:
+    """(task, annotator, answer) rows → {dimension: [(task, annotator, score), …]}."""
     return {
-        "fleiss_kappa": fleiss.value,
-        "n_items": fleiss.n_items,
-        "n_workers": fleiss.n_workers,
-        "fleiss_items_excluded": fleiss.n_items_excluded,
-        "cohen_kappa_mean": cohen.mean,
-        "cohen_pairs": len(cohen.pairs),
-        "krippendorff_alpha": alpha.value,
-        "krippendorff_n_items": alpha.n_items,
+        dimension: [(task, annotator, answer["scores"][dimension]) for task, annotator, answer in rows]
+        for dimension in dimensions
     }
 
 
-def build_snapshot(
-    project_id: int, *, method: str | None = None, tie_rule: str = DEFAULT_TIE_RULE
-) -> GroundTruthSnapshot | None:
-    """Write a new snapshot for the project, or return ``None`` if nothing changed since the last one.
+# -- phase 1: read -------------------------------------------------------------------------------
 
-    1. Lock the project row, so two jobs for one project run one after the other.
-    2. Compare the judgements' count and newest id with the latest snapshot's inputs; stop if equal.
-    3. Compute the agreement figures and the aggregate label per task (``method``, default the
-       project's own: majority vote or Dawid–Skene).
-    4. Store the snapshot and one label per judged task in the same transaction.
+
+@dataclass
+class Inputs:
+    """Everything a snapshot is computed from, read without locks, and its fingerprint."""
+
+    project: Project
+    method: str
+    tie_rule: str
+    rows: list  # (task, annotator, label) for label projects; (task, annotator, answer) for ratings
+    gold_triples: list
+    gold: dict
+    count: int
+    last_id: int
+    fingerprint: str
+    read_at: datetime
+    latest_version: int
+
+
+def database_now() -> datetime:
+    """The database server's clock (PostgreSQL), so that every worker's reads are ordered by one clock."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT clock_timestamp()")
+            return cursor.fetchone()[0]
+    return timezone.now()
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MICROSECOND = timedelta(microseconds=1)
+
+
+# Stands for a missing label or score in the fingerprinted table.
+_MISSING = -(2**62)
+
+
+def input_table(read: list, dimensions: list[str] | None) -> np.ndarray:
+    """Judgements ``(id, revision, updated_at, task, annotator, label or answer)`` as an integer table.
+
+    Columns: id, task, annotator, revision, µs since 1970 of the last change, then the label
+    (label projects, ``dimensions`` None) or one score per dimension (ratings).
+    """
+    table = []
+    for pk, revision, updated, task, annotator, value in read:
+        row = [pk, task, annotator, revision, (updated - _EPOCH) // MICROSECOND]
+        if dimensions is None:
+            row.append(_MISSING if value is None else int(value))
+        else:
+            scores = (value or {}).get("scores", {})
+            row.extend(int(scores.get(dimension, _MISSING)) for dimension in dimensions)
+        table.append(row)
+    return np.array(table, dtype=np.int64)
+
+
+def fingerprint_inputs(
+    project: Project, method: str, tie_rule: str, blocked: list[int], meta: np.ndarray, gold: tuple
+) -> str:
+    """SHA-256 of everything that decides the result.
+
+    ``meta`` is ``input_table``: one row per judgement read with its id, task, annotator, revision,
+    time of the last change and the answer itself, so any added, removed or changed judgement
+    changes it; ``gold`` is whatever gold input the method uses. Equal fingerprints mean equal
+    inputs.
+    """
+    digest = hashlib.sha256()
+    described = [
+        method,
+        tie_rule,
+        project.task_type,
+        json.dumps(project.config, sort_keys=True),
+        project.exclude_blocked_from_ground_truth,
+        blocked,
+        project.rating_normalisation,
+    ]
+    digest.update(json.dumps(described, default=str).encode())
+    digest.update(np.ascontiguousarray(meta, dtype=np.int64).tobytes())
+    digest.update(json.dumps(gold, sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def read_inputs(project_id: int, method: str | None, tie_rule: str) -> Inputs | str:
+    """Read a project's inputs; or return why there is nothing to compute.
+
+    The database clock is read *before* anything else, so every row read is at least as new as
+    ``read_at``; the write phase relies on that to order concurrent runs.
+    """
+    read_at = database_now()
+    project = Project.objects.get(pk=project_id)
+    if project.task_type == Project.TaskType.FREE_TEXT:
+        return "nothing to aggregate: free-text references are downloaded as written"
+    method = "rating-summary" if project.is_rating else (method or project.ground_truth_method)
+    latest = project.snapshots.order_by("-version").values("version", "input_fingerprint").first()
+    blocked = blocked_annotators(project)
+    value = "answer" if project.is_rating else "label"
+    read = list(
+        ground_truth_judgements(project, blocked)
+        .order_by("id")
+        .values_list("id", "revision", "updated_at", "task_id", "annotator_id", value)
+    )
+    if not read:
+        return "nothing to aggregate: no judgements yet"
+    meta = input_table(read, project.config.get("dimensions", []) if project.is_rating else None)
+    rows = [(task, annotator, value) for _, _, _, task, annotator, value in read]
+    gold_triples, gold = ([], {})
+    if method == Project.GroundTruthMethod.GOLD_WEIGHTED:
+        gold_triples, gold = gold_inputs(project)
+    fingerprint = fingerprint_inputs(
+        project, method, tie_rule, blocked, meta, (gold_triples, sorted(gold.items()))
+    )
+    if latest is not None and latest["input_fingerprint"] == fingerprint:
+        return f"unchanged: version {latest['version']} was built from the same inputs"
+    return Inputs(
+        project=project,
+        method=method,
+        tie_rule=tie_rule,
+        rows=rows,
+        gold_triples=gold_triples,
+        gold=gold,
+        count=len(rows),
+        last_id=int(meta[:, 0].max()),
+        fingerprint=fingerprint,
+        read_at=read_at,
+        latest_version=latest["version"] if latest else 0,
+    )
+
+
+# -- phase 2: compute ----------------------------------------------------------------------------
+
+
+@dataclass
+class Computed:
+    """A snapshot's contents before they are stored."""
+
+    labels: list  # (task, label or None, confidence, judgement count, details)
+    parameters: dict
+    agreement: dict
+    assessor_report: dict = field(default_factory=dict)
+
+
+def label_classes(project: Project, triples: list) -> list:
+    """Every label the project can give (graded levels, or 0 and 1), plus any seen, in label order."""
+    if project.task_type == Project.TaskType.GRADED_RELEVANCE:
+        configured = {level["value"] for level in project.config.get("levels", [])}
+    else:
+        configured = {0, 1}
+    return sorted(configured | {label for _, _, label in triples}, key=label_order)
+
+
+def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed:
+    """Agreement, the aggregate label per item and the assessor report of a label project."""
+    triples = inputs.rows
+    graded = inputs.project.task_type == Project.TaskType.GRADED_RELEVANCE
+    figures = label_agreement(triples, progress, ordered=graded)
+    progress(f"aggregation: {inputs.method}", 0.5)
+    vote = aggregate(triples, inputs.method, inputs.tie_rule, inputs.gold_triples, inputs.gold)
+    progress("assessor report", 0.75)
+    parameters = {
+        key: value
+        for key, value in vote.parameters.items()
+        if key not in {"worker_reliability", "worker_weights"}
+    }
+    counts = Counter(task_id for task_id, _, _ in triples)
+    labels = [
+        (task_id, int(label), float(vote.confidence[task_id]), counts[task_id], {})
+        for task_id, label in vote.labels.items()
+    ]
+    report = label_assessor_report(triples, vote, label_classes(inputs.project, triples))
+    return Computed(labels, parameters, figures | {"ties": sorted(vote.ties)}, report)
+
+
+def label_assessor_report(triples: list, vote: AggregationResult, classes: list) -> dict:
+    """Per assessor: labels, agreement and Cohen's kappa with the aggregate, the confusion matrix
+    of their labels against it, and Dawid–Skene's estimated confusion matrix and reliability (or
+    the gold weight) when the method estimated them; plus the pairwise-kappa matrix of the
+    ``HEATMAP_ASSESSORS`` busiest assessors. Keys are annotator ids as text (JSON)."""
+    observed = confusion_against_aggregate(triples, vote.labels, classes)
+    estimated = {}
+    if vote.method == "dawid-skene":
+        model = dawid_skene_workers(vote)
+        positions = [model["classes"].index(c) if c in model["classes"] else None for c in classes]
+        for row in model["workers"]:
+            # Laid out on the report's classes (a class no one used has no row or column there).
+            matrix = [
+                [row["confusion"][k][j] if None not in (k, j) else None for j in positions] for k in positions
+            ]
+            estimated[row["worker"]] = (row["reliability"], matrix)
+    weights = vote.parameters.get("worker_weights", {})
+    assessors = {}
+    for row in agreement_with_aggregate(triples, vote):
+        worker = row["worker"]
+        reliability, ds_matrix = estimated.get(worker, (None, None))
+        assessors[str(worker)] = {
+            "n_labels": row["n_labels"],
+            "agreed": row["agreed"],
+            "compared": row["n_labels"],
+            "agreement_with_aggregate": row["agreement"],
+            "kappa_with_aggregate": row["kappa"],
+            "reliability": reliability,
+            "gold_weight": weights.get(worker),
+            "confusion": observed.get(worker),
+            "dawid_skene_confusion": ds_matrix,
+        }
+    counts = Counter(worker for _, worker, _ in triples)
+    return {
+        "kind": "labels",
+        "classes": classes,
+        "assessors": assessors,
+        "pairwise": [pairwise_report(triples, counts)],
+    }
+
+
+def pairwise_report(
+    triples: list, counts: Counter, dimension: str | None = None, weights: str = "none"
+) -> dict:
+    """The kappa and shared-items matrices of the busiest assessors, as the heat map shows them."""
+    shown = busiest(counts, HEATMAP_ASSESSORS)
+    matrix = cohen_kappa_matrix(triples, weights=weights, workers=shown)
+    return {
+        "dimension": dimension,
+        "weights": weights,
+        "assessors": shown,
+        "kappa": matrix["kappa"],
+        "shared": matrix["shared_items"],
+        "assessors_total": len(counts),
+    }
+
+
+def normalised_means(rows: list, dimensions: list[str]) -> dict:
+    """Per item and dimension the mean of the annotators' z-scores (``annotation.normalisation``)."""
+    means: dict = {}
+    for dimension, triples in scores_by_dimension(rows, dimensions).items():
+        z = zscore_per_annotator((annotator, task, score) for task, annotator, score in triples)
+        per_item: dict = {}
+        for (_, task), value in z.items():
+            per_item.setdefault(task, []).append(value)
+        for task, values in per_item.items():
+            means.setdefault(task, {})[dimension] = sum(values) / len(values)
+    return means
+
+
+def compute_ratings(inputs: Inputs, progress: Progress = no_progress) -> Computed:
+    """Per item and dimension mean, median, std, IQR, MAD and n (plus the mean z-score when the
+    project normalises per annotator); interval agreement per dimension; assessor report."""
+    project, rows = inputs.project, inputs.rows
+    dimensions = list(project.config["dimensions"])
+    scale = tuple(project.config["scale"])
+    by_dimension = scores_by_dimension(rows, dimensions)
+    progress("agreement per dimension: Krippendorff's alpha and weighted Cohen's kappa", 0.2)
+    figures = {
+        "dimensions": {
+            dimension: agreement_figures(triples, weights="quadratic", level="interval")
+            for dimension, triples in by_dimension.items()
+        }
+    }
+    progress("aggregation: mean and median per dimension", 0.5)
+    summaries = summarise_likert(
+        ((task, annotator, answer["scores"]) for task, annotator, answer in rows), scale
+    )
+    zscores = normalised_means(rows, dimensions) if project.rating_normalisation == "zscore" else {}
+    labels = []
+    for task_id, summary in summaries.items():
+        details = {dimension: asdict(summary.dimensions[dimension]) for dimension in dimensions}
+        for dimension, value in zscores.get(task_id, {}).items():
+            details[dimension]["z_mean"] = value
+        labels.append((task_id, None, summary.confidence, summary.n, details))
+    progress("assessor report", 0.75)
+    medians = {
+        task_id: {dimension: details[dimension]["median"] for dimension in dimensions}
+        for task_id, _, _, _, details in labels
+    }
+    agreement = rating_agreement_with_aggregate(
+        ((task, annotator, answer["scores"]) for task, annotator, answer in rows),
+        medians,
+        LIKERT_GOLD_TOLERANCE,
+    )
+    counts = Counter(annotator for _, annotator, _ in rows)
+    report = {
+        "kind": "ratings",
+        "dimensions": dimensions,
+        "tolerance": LIKERT_GOLD_TOLERANCE,
+        "assessors": {
+            str(worker): {
+                "n_labels": counts[worker],
+                "agreed": row["agreed"],
+                "compared": row["compared"],
+                "agreement_with_aggregate": row["agreed"] / row["compared"] if row["compared"] else None,
+                "reliability": None,
+                "gold_weight": None,
+                "mean_abs_deviation": row["mean_abs_deviation"],
+            }
+            for worker, row in agreement.items()
+        },
+        "pairwise": [
+            pairwise_report(by_dimension[dimension], counts, dimension, weights="quadratic")
+            for dimension in dimensions
+        ],
+    }
+    parameters = {"dimensions": ",".join(dimensions), "scale": f"{scale[0]}-{scale[1]}"}
+    if project.rating_normalisation == "zscore":
+        parameters["normalisation"] = "zscore"
+    return Computed(labels, parameters, figures, report)
+
+
+# -- phase 3: write ------------------------------------------------------------------------------
+
+
+# Namespace of the PostgreSQL advisory locks that serialise snapshot writes, one lock per project.
+SNAPSHOT_WRITE_LOCK = 7001
+
+
+def lock_snapshot_writes(project_id: int) -> None:
+    """Make this transaction the only one writing the project's snapshots until it ends.
+
+    An advisory lock rather than a row lock on the project: every submission updates the project
+    row (the debounce flag), and would wait behind a large snapshot's write (0.7 s at 100,000
+    judgements). SQLite serialises all writes anyway.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [SNAPSHOT_WRITE_LOCK, project_id])
+
+
+def write_snapshot(inputs: Inputs, computed: Computed) -> GroundTruthSnapshot | str:
+    """Store the snapshot and its labels in one short transaction; or say why not.
+
+    Under the project's snapshot-write lock (so concurrent runs write one at a time), the newest snapshot is
+    read again: if it has the same fingerprint another run already wrote these inputs; if its inputs
+    were read after ours it is newer than ours and ours would go back in time. Either way nothing
+    is written. Otherwise the next version is written.
     """
     with transaction.atomic():
-        project = Project.objects.select_for_update().get(pk=project_id)
-        judgements = Judgement.objects.filter(task__project=project)
-        inputs = judgements.aggregate(last=Max("id"))
-        count = judgements.count()
-        latest = project.snapshots.order_by("-version").first()
-        if count == 0 or (
+        lock_snapshot_writes(inputs.project.pk)
+        latest = (
+            GroundTruthSnapshot.objects.filter(project_id=inputs.project.pk)
+            .order_by("-version")
+            .only("version", "input_fingerprint", "inputs_read_at")
+            .first()
+        )
+        if latest is not None and latest.input_fingerprint == inputs.fingerprint:
+            return f"unchanged: version {latest.version} was written from the same inputs meanwhile"
+        if (
             latest is not None
-            and latest.input_judgement_count == count
-            and latest.input_last_judgement_id == inputs["last"]
+            and latest.inputs_read_at is not None
+            and latest.inputs_read_at > inputs.read_at
         ):
-            return None
-
-        method = method or project.ground_truth_method
-        triples = list(judgements.values_list("task_id", "annotator_id", "label"))
-        vote = aggregate(triples, method, tie_rule)
-        judgement_counts: dict[int, int] = {}
-        for task_id, _, _ in triples:
-            judgement_counts[task_id] = judgement_counts.get(task_id, 0) + 1
-
+            return f"superseded: version {latest.version} was built from newer inputs meanwhile"
         version = (latest.version + 1) if latest else 1
+        parameters = computed.parameters
         snapshot = GroundTruthSnapshot.objects.create(
-            project=project,
+            project_id=inputs.project.pk,
             version=version,
-            method=method,
-            parameters={key: value for key, value in vote.parameters.items() if key != "worker_reliability"},
-            input_judgement_count=count,
-            input_last_judgement_id=inputs["last"],
-            agreement=agreement_figures(triples) | {"ties": sorted(vote.ties)},
+            method=inputs.method,
+            parameters=parameters,
+            input_judgement_count=inputs.count,
+            input_last_judgement_id=inputs.last_id,
+            input_fingerprint=inputs.fingerprint,
+            inputs_read_at=inputs.read_at,
+            agreement=computed.agreement,
+            assessor_report=computed.assessor_report,
             signature=(
-                f"cranfield-gt|method:{method}|"
-                + "|".join(
-                    f"{k}:{v}" for k, v in sorted(vote.parameters.items()) if k != "worker_reliability"
-                )
-                + f"|judgements:{count}|last:{inputs['last']}|v:{version}"
-            ),
+                f"cranfield-gt|method:{inputs.method}|"
+                + "|".join(f"{k}:{v}" for k, v in sorted(parameters.items()))
+                + f"|judgements:{inputs.count}|last:{inputs.last_id}"
+                + f"|inputs:{inputs.fingerprint[:12]}|v:{version}"
+            )[:300],
         )
         SnapshotLabel.objects.bulk_create(
-            SnapshotLabel(
-                snapshot=snapshot,
-                task_id=task_id,
-                label=int(label),
-                confidence=float(vote.confidence[task_id]),
-                judgement_count=judgement_counts[task_id],
-            )
-            for task_id, label in vote.labels.items()
+            (
+                SnapshotLabel(
+                    snapshot=snapshot,
+                    task_id=task_id,
+                    label=label,
+                    confidence=confidence,
+                    judgement_count=n,
+                    details=details,
+                )
+                for task_id, label, confidence, n, details in computed.labels
+            ),
+            batch_size=5000,
         )
         return snapshot
 
 
+def build_snapshot(
+    project_id: int,
+    *,
+    method: str | None = None,
+    tie_rule: str = DEFAULT_TIE_RULE,
+    progress: Progress = no_progress,
+) -> GroundTruthSnapshot | None:
+    """Write a new snapshot for the project, or return ``None`` if there is nothing new to write.
+
+    1. Read the judgements of the project's items (minus blocked annotators' when the project
+       excludes them) and, for the gold-weighted vote, the first answers to gold items. Stop if
+       there are none, or if the newest snapshot's fingerprint equals these inputs'.
+    2. Label tasks (binary, graded, pairwise): agreement figures, the aggregate label per item
+       (``method``, default the project's own: majority vote, Dawid–Skene or gold-weighted vote)
+       and the assessor report. Rating tasks: per dimension mean, median and dispersion, interval
+       agreement. Free-text tasks have nothing to aggregate and get no snapshot.
+    3. Store the snapshot and one row per judged item, unless another run wrote the same or newer
+       inputs meanwhile (see ``write_snapshot``). Safe to run twice at once: one snapshot results.
+
+    ``progress(stage, share)`` is called as the work advances, outside any transaction, and last
+    with the reason when nothing is written.
+    """
+    progress("loading judgements", 0.05)
+    inputs = read_inputs(project_id, method, tie_rule)
+    if isinstance(inputs, str):
+        progress(inputs, 1.0)
+        return None
+    computed = (
+        compute_ratings(inputs, progress) if inputs.project.is_rating else compute_labels(inputs, progress)
+    )
+    progress(f"writing version {inputs.latest_version + 1} ({len(computed.labels)} items)", 0.9)
+    written = write_snapshot(inputs, computed)
+    if isinstance(written, str):
+        progress(written, 1.0)
+        return None
+    progress(f"wrote version {written.version}", 1.0)
+    return written
+
+
 def snapshot_qrels_lines(snapshot: GroundTruthSnapshot) -> list[str]:
     """The snapshot as TREC qrels lines (``topic 0 docno label``), sorted by topic then docno."""
-    rows = snapshot.labels.values_list("task__topic__external_id", "task__document__external_id", "label")
+    rows = snapshot.labels.filter(label__isnull=False).values_list(
+        "task__topic__external_id", "task__document__external_id", "label"
+    )
     return [f"{topic} 0 {docno} {label}" for topic, docno, label in sorted(rows)]

@@ -181,8 +181,11 @@ CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "660"))
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A burst of submissions within this many seconds shares one ground-truth run.
 GROUND_TRUTH_DEBOUNCE_SECONDS = int(os.environ.get("GROUND_TRUTH_DEBOUNCE_SECONDS", "10"))
-# Must exceed the longest task so a late-acked job is not redelivered while still running.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 60}
+# Seconds before Redis hands a job whose worker died (never acknowledged) to another worker. It
+# must exceed the longest job, or a job still running is started a second time (harmless, since
+# jobs are idempotent, but wasted work). Tests that kill a worker set it low.
+BROKER_VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", str(CELERY_TASK_TIME_LIMIT + 60)))
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
 
 LOGGING = {
     "version": 1,

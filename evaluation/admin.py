@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import GroundTruthSnapshot, Run, SnapshotLabel
+from .models import GroundTruthRun, GroundTruthSnapshot, Run, SnapshotLabel
 
 
 @admin.register(Run)
@@ -22,3 +22,15 @@ class GroundTruthSnapshotAdmin(admin.ModelAdmin):
     list_filter = ["project", "method"]
     readonly_fields = ["signature"]
     inlines = [SnapshotLabelInline]
+
+
+@admin.register(GroundTruthRun)
+class GroundTruthRunAdmin(admin.ModelAdmin):
+    """Runs are written by the job only; the admin shows them for diagnosis."""
+
+    list_display = ["pk", "project", "status", "stage", "progress", "snapshot", "created_at", "finished_at"]
+    list_filter = ["status", "project"]
+    readonly_fields = [field.name for field in GroundTruthRun._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+
 from django.http import HttpResponse
 
 from annotation.ground_truth import snapshot_qrels_lines
 
 from .models import GroundTruthSnapshot
+
+SUMMARY_FIELDS = ("mean", "median", "std", "iqr", "n")
 
 
 def qrels_response(snapshot: GroundTruthSnapshot) -> HttpResponse:
@@ -14,5 +20,82 @@ def qrels_response(snapshot: GroundTruthSnapshot) -> HttpResponse:
     body = "".join(line + "\n" for line in snapshot_qrels_lines(snapshot))
     response = HttpResponse(body, content_type="text/plain; charset=utf-8")
     filename = f"project{snapshot.project_id}-v{snapshot.version}.qrels"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def snapshot_dimensions(snapshot: GroundTruthSnapshot, details: list[dict]) -> list[str]:
+    """The rating dimensions of a snapshot, in the project's order (JSON objects keep none)."""
+    present = {dimension for row in details for dimension in row}
+    configured = [d for d in snapshot.project.config.get("dimensions", []) if d in present]
+    return configured + sorted(present - set(configured))
+
+
+def rating_summary(snapshot: GroundTruthSnapshot) -> dict:
+    """A rating snapshot as JSON-ready data: per item and dimension mean, median, std, IQR and n."""
+    rows = list(
+        snapshot.labels.order_by("task_id").values_list(
+            "task_id",
+            "task__topic__external_id",
+            "task__document__external_id",
+            "task__document_b__external_id",
+            "confidence",
+            "judgement_count",
+            "details",
+        )
+    )
+    dimensions = snapshot_dimensions(snapshot, [row[-1] for row in rows])
+    return {
+        "project": snapshot.project_id,
+        "version": snapshot.version,
+        "signature": snapshot.signature,
+        "dimensions": dimensions,
+        "items": [
+            {
+                "task": task,
+                "topic": topic,
+                "document": document,
+                "document_b": document_b,
+                "confidence": confidence,
+                "n": n,
+                "scores": {d: {f: details[d][f] for f in SUMMARY_FIELDS} for d in dimensions if d in details},
+            }
+            for task, topic, document, document_b, confidence, n, details in rows
+        ],
+    }
+
+
+def spreadsheet_safe(text: str | None) -> str:
+    """Text for a CSV cell that no spreadsheet will run as a formula (OWASP's CSV injection advice)."""
+    text = "" if text is None else str(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def ratings_json_response(snapshot: GroundTruthSnapshot) -> HttpResponse:
+    response = HttpResponse(
+        json.dumps(rating_summary(snapshot), indent=1), content_type="application/json; charset=utf-8"
+    )
+    filename = f"project{snapshot.project_id}-v{snapshot.version}-ratings.json"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def ratings_csv_response(snapshot: GroundTruthSnapshot) -> HttpResponse:
+    """One row per item: ids, confidence, n, then mean, median, std, IQR and n per dimension."""
+    summary = rating_summary(snapshot)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    header = ["task", "topic", "document", "document_b", "confidence", "n"]
+    header += [spreadsheet_safe(f"{d}_{f}") for d in summary["dimensions"] for f in SUMMARY_FIELDS]
+    writer.writerow(header)
+    for item in summary["items"]:
+        row = [item["task"], spreadsheet_safe(item["topic"]), spreadsheet_safe(item["document"])]
+        row += [spreadsheet_safe(item["document_b"]), item["confidence"], item["n"]]
+        for dimension in summary["dimensions"]:
+            scores = item["scores"].get(dimension, {})
+            row += [scores.get(f, "") for f in SUMMARY_FIELDS]
+        writer.writerow(row)
+    response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+    filename = f"project{snapshot.project_id}-v{snapshot.version}-ratings.csv"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -53,7 +53,17 @@ class GroundTruthSnapshot(models.Model):
     # The newest judgement id seen: with the count it identifies the inputs, so a rerun on
     # unchanged judgements is recognised and skipped.
     input_last_judgement_id = models.BigIntegerField(default=0)
+    # Everything else that changes the result without adding judgements (corrections, blocked
+    # annotators, the method and its parameters), hashed; equal fingerprints mean equal inputs.
+    input_fingerprint = models.CharField(max_length=64, blank=True)
     agreement = models.JSONField(default=dict)
+    # Per-assessor figures computed with the snapshot (agreement with the aggregate, Dawid–Skene
+    # reliability, confusion matrices, pairwise kappa of the busiest assessors); see
+    # evaluation.reports. Kept out of list views, which defer it.
+    assessor_report = models.JSONField(default=dict, blank=True)
+    # The database clock just before the inputs were read. A run writes only if no snapshot read
+    # newer inputs meanwhile, so versions follow the order in which inputs were read.
+    inputs_read_at = models.DateTimeField(null=True, blank=True)
     signature = models.CharField(max_length=300)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -69,13 +79,18 @@ class GroundTruthSnapshot(models.Model):
 
 
 class SnapshotLabel(models.Model):
-    """The aggregated label of one task in one snapshot."""
+    """The aggregated label of one task in one snapshot.
+
+    Label tasks (binary, graded, pairwise) have a ``label``; rating tasks have none and keep
+    their per-dimension mean, median and dispersion in ``details``.
+    """
 
     snapshot = models.ForeignKey(GroundTruthSnapshot, on_delete=models.CASCADE, related_name="labels")
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="snapshot_labels")
-    label = models.SmallIntegerField()
+    label = models.SmallIntegerField(null=True, blank=True)
     confidence = models.FloatField()
     judgement_count = models.PositiveSmallIntegerField()
+    details = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["snapshot", "task"]
@@ -83,3 +98,33 @@ class SnapshotLabel(models.Model):
 
     def __str__(self) -> str:
         return f"task {self.task_id}: {self.label} ({self.confidence:.2f})"
+
+
+class GroundTruthRun(models.Model):
+    """One execution of the ground-truth job: its state and progress, visible while it runs."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        UNCHANGED = "unchanged", "Nothing new to compute"
+        FAILED = "failed", "Failed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="ground_truth_runs")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    stage = models.CharField(max_length=200, blank=True)
+    progress = models.FloatField(default=0.0, help_text="Share done, 0 to 1.")
+    snapshot = models.ForeignKey(
+        GroundTruthSnapshot, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
+    )
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "-created_at"], name="gt_run_project_newest")]
+
+    def __str__(self) -> str:
+        return f"{self.project} run {self.pk} ({self.status}, {self.progress:.0%})"

@@ -6,8 +6,8 @@ import pytest
 
 from annotation.assignment import claim_next_task, submit_judgement
 from annotation.models import Project
-from annotation.tasks import compute_ground_truth, request_ground_truth
-from evaluation.models import GroundTruthSnapshot
+from annotation.tasks import compute_ground_truth, request_ground_truth, request_ground_truth_run
+from evaluation.models import GroundTruthRun, GroundTruthSnapshot
 from tests.annotation.factories import make_project
 
 pytestmark = pytest.mark.django_db
@@ -24,32 +24,66 @@ def queued(monkeypatch):
     return calls
 
 
-def test_only_the_first_request_of_a_burst_queues_a_run(researcher, annotators, queued, settings):
+def test_only_the_first_request_of_a_burst_queues_a_run(
+    researcher, annotators, queued, settings, django_capture_on_commit_callbacks
+):
     settings.GROUND_TRUTH_DEBOUNCE_SECONDS = 7
     project = make_project(researcher, annotators)
-    results = [request_ground_truth(project.pk) for _ in range(50)]
-    assert results.count(True) == 1
-    assert queued == [((project.pk,), 7)]
+    with django_capture_on_commit_callbacks(execute=True):
+        results = [request_ground_truth_run(project.pk) for _ in range(50)]
+    assert [result.queued for result in results].count(True) == 1
+    run = GroundTruthRun.objects.get(project=project)
+    assert run.status == GroundTruthRun.Status.QUEUED
+    assert {result.run.pk for result in results} == {run.pk}  # everyone joins the waiting run
+    assert queued == [((project.pk, run.pk), 7)]
 
 
-def test_a_run_that_starts_reopens_the_window_and_counts_every_judgement(researcher, annotators, queued):
+def test_the_job_is_sent_only_once_the_run_row_is_committed(
+    researcher, annotators, queued, django_capture_on_commit_callbacks
+):
+    project = make_project(researcher, annotators)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        assert request_ground_truth(project.pk)
+    assert queued == [] and len(callbacks) == 1  # still inside the caller's transaction
+    callbacks[0]()
+    assert len(queued) == 1
+
+
+def test_a_run_that_starts_reopens_the_window_and_counts_every_judgement(
+    researcher, annotators, queued, django_capture_on_commit_callbacks
+):
     project = make_project(researcher, annotators)
     assignment = claim_next_task(project, annotators[0])
     submit_judgement(assignment.pk, annotators[0], 1)
-    assert request_ground_truth(project.pk)
-    compute_ground_truth(project.pk)  # the queued run starts: flag cleared, snapshot written
+    with django_capture_on_commit_callbacks(execute=True):
+        first = request_ground_truth_run(project.pk)
+    (args, _countdown) = queued[0]
+    compute_ground_truth(*args)  # the queued run starts: flag cleared, snapshot written
     assert not Project.objects.get(pk=project.pk).ground_truth_pending
-    assert GroundTruthSnapshot.objects.get(project=project).input_judgement_count == 1
-    assert request_ground_truth(project.pk)  # the next submission queues the next run
+    snapshot = GroundTruthSnapshot.objects.get(project=project)
+    assert snapshot.input_judgement_count == 1
+    first.run.refresh_from_db()
+    assert (first.run.status, first.run.snapshot, first.run.progress) == ("done", snapshot, 1.0)
+    with django_capture_on_commit_callbacks(execute=True):
+        second = request_ground_truth_run(project.pk)  # the next submission queues the next run
+    assert second.queued and second.run.pk != first.run.pk
     assert len(queued) == 2
 
 
-def test_a_broker_failure_clears_the_flag_so_the_next_submission_retries(researcher, annotators, monkeypatch):
+def test_a_broker_failure_clears_the_flag_and_fails_the_run_so_the_next_submission_retries(
+    researcher, annotators, monkeypatch, django_capture_on_commit_callbacks
+):
     project = make_project(researcher, annotators)
 
     def broker_down(*args, **kwargs):
         raise ConnectionError("broker down")
 
     monkeypatch.setattr(compute_ground_truth, "apply_async", broker_down)
-    assert request_ground_truth(project.pk) is False
+    with django_capture_on_commit_callbacks(execute=True):
+        request = request_ground_truth_run(project.pk)
     assert not Project.objects.get(pk=project.pk).ground_truth_pending
+    request.run.refresh_from_db()
+    assert request.run.status == GroundTruthRun.Status.FAILED
+    assert "broker down" in request.run.error
+    # The window is open again: the next submission queues a new run.
+    assert request_ground_truth_run(project.pk).run.pk != request.run.pk

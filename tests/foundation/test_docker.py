@@ -11,15 +11,15 @@ from tests.conftest import PROJECT_DIR
 DOCKER = PROJECT_DIR / "docker"
 
 
-def test_compose_file_names_web_worker_postgres_and_redis_with_health_checks():
+def test_compose_file_names_web_worker_beat_postgres_and_redis_with_health_checks():
     compose = yaml.safe_load((DOCKER / "compose.yaml").read_text())
     services = compose["services"]
-    assert set(services) == {"web", "worker", "postgres", "redis"}
+    assert set(services) == {"web", "worker", "beat", "postgres", "redis"}
     for name, service in services.items():
         assert "healthcheck" in service, f"{name} has no health check"
     assert "postgres-data" in compose["volumes"]
     assert "postgres-data:/var/lib/postgresql/data" in services["postgres"]["volumes"]
-    for app_service in ("web", "worker"):
+    for app_service in ("web", "worker", "beat"):
         environment = services[app_service]["environment"]
         assert environment["DATABASE_URL"].startswith("postgres://")
         assert environment["REDIS_URL"].startswith("redis://")
@@ -48,3 +48,13 @@ def test_whitenoise_serves_static_files():
     from django.conf import settings
 
     assert "whitenoise.middleware.WhiteNoiseMiddleware" in settings.MIDDLEWARE
+
+
+def test_beat_runs_the_scheduler_through_the_entry_point_once():
+    compose = yaml.safe_load((DOCKER / "compose.yaml").read_text())
+    beat = compose["services"]["beat"]
+    assert beat["command"] == ["beat"]
+    assert "deploy" not in beat or beat["deploy"].get("replicas", 1) == 1  # two would double every job
+    entrypoint = (DOCKER / "entrypoint.sh").read_text()
+    assert "beat)\n    exec celery -A cranfield beat" in entrypoint
+    assert beat["image"] == compose["services"]["worker"]["image"]

@@ -1,11 +1,20 @@
-"""The beat job requests one debounced run per project and is registered in the beat schedule."""
+"""The beat job requests one debounced run per project, re-sends lost runs, and is in the beat schedule."""
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
 
-from annotation.tasks import compute_ground_truth, recompute_all_ground_truths
+import pytest
+from django.utils import timezone
+
+from annotation.tasks import (
+    compute_ground_truth,
+    prune_unchanged_runs,
+    recompute_all_ground_truths,
+    resend_lost_runs,
+)
 from cranfield.celery import app
+from evaluation.models import GroundTruthRun
 from tests.annotation.factories import make_project
 
 pytestmark = pytest.mark.django_db
@@ -18,14 +27,53 @@ def queued(monkeypatch):
     return calls
 
 
-def test_every_project_gets_one_run_and_a_second_tick_adds_none(researcher, annotators, queued):
+def test_every_project_gets_one_run_and_a_second_tick_adds_none(
+    researcher, annotators, queued, django_capture_on_commit_callbacks
+):
     first = make_project(researcher, annotators)
     second = make_project(researcher, annotators)
-    assert recompute_all_ground_truths() == 2
-    assert sorted(queued) == sorted([(first.pk,), (second.pk,)])
+    with django_capture_on_commit_callbacks(execute=True):
+        assert recompute_all_ground_truths() == 2
+    runs = {run.project_id: run.pk for run in GroundTruthRun.objects.all()}
+    assert sorted(queued) == sorted([(first.pk, runs[first.pk]), (second.pk, runs[second.pk])])
     # Both runs are still waiting: the next tick must not queue duplicates.
-    assert recompute_all_ground_truths() == 0
+    with django_capture_on_commit_callbacks(execute=True):
+        assert recompute_all_ground_truths() == 0
     assert len(queued) == 2
+
+
+def test_a_run_queued_longer_than_any_delivery_takes_is_sent_again(
+    researcher, annotators, queued, settings, django_capture_on_commit_callbacks
+):
+    settings.GROUND_TRUTH_DEBOUNCE_SECONDS = 10
+    settings.BROKER_VISIBILITY_TIMEOUT = 60
+    project = make_project(researcher, annotators)
+    with django_capture_on_commit_callbacks(execute=True):
+        recompute_all_ground_truths()
+    run = GroundTruthRun.objects.get(project=project)
+    assert resend_lost_runs() == 0  # just queued: its job is on its way
+    GroundTruthRun.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(seconds=71))
+    assert resend_lost_runs() == 1
+    assert queued == [(project.pk, run.pk), (project.pk, run.pk)]
+    GroundTruthRun.objects.filter(pk=run.pk).update(status=GroundTruthRun.Status.RUNNING)
+    assert resend_lost_runs() == 0  # started runs are the broker's business (redelivery)
+
+
+def test_runs_that_found_nothing_new_are_pruned_after_a_week_and_the_others_kept(researcher, annotators):
+    project = make_project(researcher, annotators)
+    long_ago = timezone.now() - timedelta(days=8)
+    yesterday = timezone.now() - timedelta(days=1)
+    for status in ("unchanged", "done", "failed"):
+        GroundTruthRun.objects.create(project=project, status=status, finished_at=long_ago)
+    GroundTruthRun.objects.create(project=project, status="unchanged", finished_at=yesterday)
+    GroundTruthRun.objects.create(project=project, status="queued")
+    assert prune_unchanged_runs() == 1
+    assert sorted(GroundTruthRun.objects.values_list("status", flat=True)) == [
+        "done",
+        "failed",
+        "queued",
+        "unchanged",
+    ]
 
 
 def test_the_beat_schedule_names_the_registered_job():

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import kombu.pools
 import pytest
@@ -20,12 +22,26 @@ from tests.conftest import PROJECT_DIR
 class WorkerProcess:
     process: subprocess.Popen
     log_path: Path
+    log: IO[str]
 
     def alive(self) -> bool:
         return self.process.poll() is None
 
     def log_text(self) -> str:
         return self.log_path.read_text()
+
+    def kill(self) -> None:
+        """SIGKILL: the worker dies mid-job, without acknowledging or handing back its messages."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=20)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
 
 
 def forget_broker_connections(app) -> None:
@@ -35,14 +51,12 @@ def forget_broker_connections(app) -> None:
     app.amqp._producer_pool = None
 
 
-@pytest.fixture
-def celery_worker_process(postgres_required, redis_url, transactional_db, tmp_path):
-    """Start ``celery worker`` against the test database; route this process's tasks through Redis."""
+def start_worker(
+    redis_url: str, log_path: Path, name: str, extra_env: dict[str, str] | None = None
+) -> WorkerProcess:
+    """Start ``celery worker`` (solo pool) on the test database and Redis; return once it is ready."""
     from django.db import connection
 
-    from cranfield.celery import app
-
-    redis.Redis.from_url(redis_url).flushdb()
     database = connection.settings_dict
     env = {
         **os.environ,
@@ -53,11 +67,11 @@ def celery_worker_process(postgres_required, redis_url, transactional_db, tmp_pa
         "REDIS_URL": redis_url,
         "DEBUG": "false",
         "SECRET_KEY": "integration-test-secret-not-the-development-one",
+        **(extra_env or {}),
     }
-    log_path = tmp_path / "worker.log"
-    log = open(log_path, "w")  # noqa: SIM115 - closed below, after the process ends
+    log = open(log_path, "w")  # noqa: SIM115 - closed by WorkerProcess.stop
     celery = Path(sys.executable).with_name("celery")
-    worker = subprocess.Popen(
+    process = subprocess.Popen(
         [
             str(celery),
             "-A",
@@ -69,29 +83,64 @@ def celery_worker_process(postgres_required, redis_url, transactional_db, tmp_pa
             "--without-mingle",
             "--without-heartbeat",
             "-n",
-            "itest@%h",
+            f"{name}@%h",
         ],
         cwd=PROJECT_DIR,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
+    worker = WorkerProcess(process, log_path, log)
+    deadline = time.monotonic() + 60
+    while "ready." not in log_path.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            worker.stop()
+            pytest.fail(f"celery worker did not start:\n{log_path.read_text()}")
+        time.sleep(0.2)
+    return worker
+
+
+@pytest.fixture
+def tasks_through_redis(postgres_required, redis_url, transactional_db):
+    """Send this process's tasks to an emptied Redis database instead of running them eagerly."""
+    from cranfield.celery import app
+
+    redis.Redis.from_url(redis_url).flushdb()
     previous = {key: app.conf[key] for key in ("task_always_eager", "broker_url")}
     app.conf.update(task_always_eager=False, broker_url=redis_url)
     forget_broker_connections(app)
     try:
-        deadline = time.monotonic() + 60
-        while "ready." not in log_path.read_text():
-            if worker.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"celery worker did not start:\n{log_path.read_text()}")
-            time.sleep(0.2)
-        yield WorkerProcess(worker, log_path)
+        yield redis_url
     finally:
         app.conf.update(**previous)
         forget_broker_connections(app)
-        worker.terminate()
-        try:
-            worker.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        log.close()
+
+
+@pytest.fixture
+def celery_worker_process(tasks_through_redis, tmp_path):
+    """A real Celery worker process on Redis, writing to the same PostgreSQL test database."""
+    worker = start_worker(tasks_through_redis, tmp_path / "worker.log", "itest")
+    try:
+        yield worker
+    finally:
+        worker.stop()
+
+
+@pytest.fixture
+def start_celery_worker(tasks_through_redis, tmp_path):
+    """Start workers on demand (``start_celery_worker(extra_env)``); every one is stopped at the end."""
+    started: list[WorkerProcess] = []
+
+    def start(extra_env: dict[str, str] | None = None) -> WorkerProcess:
+        number = len(started) + 1
+        worker = start_worker(
+            tasks_through_redis, tmp_path / f"worker{number}.log", f"itest{number}", extra_env
+        )
+        started.append(worker)
+        return worker
+
+    try:
+        yield start
+    finally:
+        for worker in started:
+            worker.stop()

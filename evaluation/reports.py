@@ -1,0 +1,346 @@
+"""Assemble the agreement report and the per-annotator table from a snapshot and a few grouped queries.
+
+A thin shell: the figures were computed by the ground-truth job (``annotation.ground_truth``) and
+stored with the snapshot; this module only reads them, adds live counts, and arranges them for
+the pages and the API. No metric is computed here.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import TypedDict
+
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.db.models import Aggregate, Count, FloatField
+
+from annotation.models import Judgement, JudgementRevision, Membership, Project, Task
+from annotation.task_types import answers_agree, label_names
+
+from .models import GroundTruthSnapshot
+from .reporting import heat_colours
+
+# Enough for a page; the API carries every assessor's matrix.
+CONFUSION_MATRICES_ON_PAGE = 50
+
+
+class AnnotatorRow(TypedDict):
+    """One annotator of a project: volume, quality and status. See ``annotator_table``."""
+
+    annotator_id: int
+    username: str
+    status: str  # "active", "blocked", or "not a member" (judged, then removed)
+    blocked: bool
+    labels_given: int
+    median_seconds: float | None
+    gold_answered: int
+    gold_correct: int
+    gold_accuracy: float | None
+    in_snapshot: bool
+    agreement_with_aggregate: float | None
+    agreement_compared: int
+    reliability: float | None
+    gold_weight: float | None
+    flagged: bool
+    flag_reason: str
+
+
+class Median(Aggregate):
+    """PostgreSQL's ``percentile_cont(0.5)``: the median, interpolated between the middle two."""
+
+    function = "PERCENTILE_CONT"
+    template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
+    output_field = FloatField()
+
+
+def latest_snapshot(project: Project, version: int | None = None) -> GroundTruthSnapshot | None:
+    """The project's snapshot of that version, or its newest; None if there is none."""
+    snapshots = GroundTruthSnapshot.objects.filter(project=project)
+    if version is not None:
+        return snapshots.filter(version=version).first()
+    return snapshots.order_by("-version").first()
+
+
+def judgement_volume(project: Project) -> dict[int, tuple[int, float | None]]:
+    """``{annotator: (judgements of the project's items, median seconds per judgement)}``, live.
+
+    One grouped query on PostgreSQL; elsewhere (SQLite, which has no percentile) the seconds are
+    read and the median taken in Python.
+    """
+    judgements = Judgement.objects.filter(task__project=project, task__kind=Task.Kind.ITEM).order_by()
+    if connection.vendor == "postgresql":
+        grouped = judgements.values("annotator_id").annotate(n=Count("id"), median=Median("seconds_spent"))
+        return {row["annotator_id"]: (row["n"], row["median"]) for row in grouped}
+    seconds: dict[int, list[float]] = {}
+    counts: dict[int, int] = {}
+    for annotator, spent in judgements.values_list("annotator_id", "seconds_spent"):
+        counts[annotator] = counts.get(annotator, 0) + 1
+        if spent is not None:
+            seconds.setdefault(annotator, []).append(spent)
+    return {
+        annotator: (n, statistics.median(seconds[annotator]) if annotator in seconds else None)
+        for annotator, n in counts.items()
+    }
+
+
+def gold_scores(project: Project) -> dict[int, tuple[int, int]]:
+    """``{annotator: (gold items answered, answered correctly)}`` on FIRST revisions, live.
+
+    Scored by ``annotation.task_types.answers_agree`` (labels equal; Likert within one point), the
+    rule gold feedback uses, so a correction made after seeing feedback cannot raise the score.
+    """
+    first_answers = JudgementRevision.objects.filter(
+        number=1, judgement__task__project=project, judgement__task__kind=Task.Kind.GOLD
+    ).values_list("judgement__annotator_id", "answer", "judgement__task__gold_answer")
+    scores: dict[int, list[int]] = {}
+    for annotator, answer, expected in first_answers:
+        score = scores.setdefault(annotator, [0, 0])
+        score[0] += 1
+        score[1] += answers_agree(project.task_type, expected or {}, answer or {})
+    return {annotator: (answered, correct) for annotator, (answered, correct) in scores.items()}
+
+
+def annotator_table(project: Project, snapshot: GroundTruthSnapshot | None = None) -> list[AnnotatorRow]:
+    """One row per annotator of the project (members, and anyone who judged), flagged first.
+
+    Reads the snapshot's assessor report (the newest snapshot unless one is given) and runs three
+    grouped queries: judgement volume and median time, first answers to gold items, memberships.
+    Live figures: ``labels_given``, ``median_seconds``, ``gold_*``, ``status``. As of the snapshot:
+    ``agreement_with_aggregate`` (share of the annotator's labels equal to the aggregate label;
+    for Likert, ratings within one point of the item's median on every dimension), its
+    ``agreement_compared`` count, and ``reliability`` (Dawid–Skene) or ``gold_weight``
+    (gold-weighted vote) when the snapshot's method estimated them; ``in_snapshot`` is False for
+    annotators the snapshot left out (blocked) or who judged after it.
+
+    ``flagged``: gold accuracy below ``project.quality_threshold``; for an annotator with no gold
+    answers, agreement with the aggregate below it (the rule of ``annotation.crowd.quality``).
+    """
+    if snapshot is None:
+        snapshot = latest_snapshot(project)
+    assessors = (snapshot.assessor_report or {}).get("assessors", {}) if snapshot else {}
+    volume = judgement_volume(project)
+    gold = gold_scores(project)
+    members = {
+        member.annotator_id: (member.status, member.annotator.username)
+        for member in Membership.objects.filter(project=project).select_related("annotator")
+    }
+    ids = set(members) | set(volume) | set(gold) | {int(key) for key in assessors}
+    strangers = dict(get_user_model().objects.filter(pk__in=ids - set(members)).values_list("pk", "username"))
+    threshold = project.quality_threshold
+    rows: list[AnnotatorRow] = []
+    for annotator in ids:
+        status, username = members.get(annotator, ("not a member", strangers.get(annotator, "?")))
+        labels_given, median_seconds = volume.get(annotator, (0, None))
+        answered, correct = gold.get(annotator, (0, 0))
+        gold_accuracy = correct / answered if answered else None
+        figures = assessors.get(str(annotator), {})
+        agreement = figures.get("agreement_with_aggregate")
+        flagged, reason = False, ""
+        if gold_accuracy is not None:
+            flagged = gold_accuracy < threshold
+            reason = f"gold accuracy {gold_accuracy:.0%} is below {threshold:.0%}" if flagged else ""
+        elif agreement is not None:
+            flagged = agreement < threshold
+            reason = (
+                f"agreement with the aggregate {agreement:.0%} is below {threshold:.0%}" if flagged else ""
+            )
+        rows.append(
+            AnnotatorRow(
+                annotator_id=annotator,
+                username=username,
+                status=status,
+                blocked=status == Membership.Status.BLOCKED,
+                labels_given=labels_given,
+                median_seconds=median_seconds,
+                gold_answered=answered,
+                gold_correct=correct,
+                gold_accuracy=gold_accuracy,
+                in_snapshot=bool(figures),
+                agreement_with_aggregate=agreement,
+                agreement_compared=figures.get("compared", 0),
+                reliability=figures.get("reliability"),
+                gold_weight=figures.get("gold_weight"),
+                flagged=flagged,
+                flag_reason=reason,
+            )
+        )
+    return sorted(rows, key=lambda row: (not row["flagged"], row["username"]))
+
+
+def _figure(name: str, value, n_items, n_assessors, rests_on: str = "", interval: dict | None = None) -> dict:
+    interval = interval or {}
+    return {
+        "name": name,
+        "value": value,
+        "low": interval.get("low"),
+        "high": interval.get("high"),
+        "n_items": n_items,
+        "n_assessors": n_assessors,
+        "note": rests_on,
+    }
+
+
+def pairs_note(pairs: int, min_shared: int = 2) -> str:
+    return f"mean over {pairs} pairs of assessors sharing at least {min_shared} items"
+
+
+def report_figures(
+    agreement: dict, *, cohen: str = "Mean Cohen's kappa", alpha: str = "Krippendorff's alpha"
+) -> list:
+    """The three figures of one ``annotation.crowd.report.agreement_report``, each with its base and
+    its bootstrap interval (when the snapshot has one)."""
+    excluded = agreement.get("fleiss_kappa_items_excluded")
+    per_item = agreement.get("fleiss_kappa_ratings_per_item")
+    return [
+        _figure(
+            "Fleiss' kappa",
+            agreement.get("fleiss_kappa"),
+            agreement.get("fleiss_kappa_n_items"),
+            agreement.get("fleiss_kappa_n_workers"),
+            f"items with the most common number of ratings ({per_item}); "
+            f"{excluded} with another number left out"
+            if excluded is not None
+            else "",
+            agreement.get("fleiss_kappa_ci"),
+        ),
+        _figure(
+            cohen,
+            agreement.get("cohen_kappa_mean"),
+            agreement.get("cohen_kappa_n_items"),
+            agreement.get("cohen_kappa_n_workers"),
+            pairs_note(agreement.get("cohen_kappa_pairs") or 0, agreement.get("cohen_kappa_min_shared", 2)),
+            agreement.get("cohen_kappa_mean_ci"),
+        ),
+        _figure(
+            f"{alpha} ({agreement.get('krippendorff_level', 'nominal')})",
+            agreement.get("krippendorff_alpha"),
+            agreement.get("krippendorff_alpha_n_items"),
+            agreement.get("krippendorff_alpha_n_workers"),
+            "items with at least two ratings",
+            agreement.get("krippendorff_alpha_ci"),
+        ),
+    ]
+
+
+def agreement_figures(project: Project, agreement: dict) -> list[dict]:
+    """The label agreement figures of a snapshot, each with the items and assessors it rests on."""
+    figures = report_figures(agreement)
+    ordered = agreement.get("ordered")
+    if ordered:  # graded labels: their order counts
+        figures += report_figures(ordered, cohen="Mean Cohen's kappa, linearly weighted")[1:]
+    return figures
+
+
+def per_label_rows(project: Project, agreement: dict) -> list[dict]:
+    """Per-label agreement (Fleiss' per-category kappa, specific agreement) with each label's name."""
+    names = label_names(project.task_type, project.config)
+    return [
+        row | {"name": names.get(row["label"], str(row["label"]))}
+        for row in (agreement.get("per_label") or {}).get("labels", [])
+    ]
+
+
+def dimension_figures(agreement: dict) -> list[dict]:
+    """Per Likert dimension: interval alpha and quadratic-weighted kappa with what they rest on."""
+    return [
+        {
+            "dimension": dimension,
+            "figures": report_figures(figures, cohen="Mean Cohen's kappa, quadratically weighted"),
+        }
+        for dimension, figures in agreement.get("dimensions", {}).items()
+    ]
+
+
+def agreement_report(project: Project, snapshot: GroundTruthSnapshot | None) -> dict:
+    """Everything the agreement page shows, as plain JSON-ready data (the API returns it as is).
+
+    Keys: ``project``, ``task_type``, ``method``, ``quality_threshold``, ``snapshot`` (None before
+    the first), ``figures`` (label projects) or ``dimensions`` (Likert: per dimension), ``annotators``
+    (``annotator_table``), ``confusion`` (label projects: classes, their names, and per assessor the
+    matrix of aggregate label × own label) and ``pairwise`` (one heat-map panel per dimension:
+    assessors shown, kappa and shared-items matrices, how many assessors there are in all).
+    """
+    annotators = annotator_table(project, snapshot)
+    usernames = {row["annotator_id"]: row["username"] for row in annotators}
+    report: dict = {
+        "project": project.pk,
+        "task_type": project.task_type,
+        "method": project.ground_truth_method,
+        "quality_threshold": project.quality_threshold,
+        "snapshot": None,
+        "figures": [],
+        "dimensions": [],
+        "annotators": annotators,
+        "confusion": None,
+        "pairwise": [],
+        "per_label": [],
+        "intervals": {},
+    }
+    if snapshot is None:
+        return report
+    report["snapshot"] = {
+        "version": snapshot.version,
+        "method": snapshot.method,
+        "input_judgement_count": snapshot.input_judgement_count,
+        "created_at": snapshot.created_at.isoformat(),
+    }
+    if project.is_rating:
+        report["dimensions"] = dimension_figures(snapshot.agreement)
+    else:
+        report["figures"] = agreement_figures(project, snapshot.agreement)
+        report["per_label"] = per_label_rows(project, snapshot.agreement)
+        bootstrap = snapshot.agreement.get("bootstrap") or {}
+        report["intervals"] = bootstrap
+    assessor_report = snapshot.assessor_report or {}
+    if assessor_report.get("kind") == "labels":
+        classes = assessor_report["classes"]
+        names = label_names(project.task_type, project.config)
+        matrices = sorted(
+            assessor_report["assessors"].items(), key=lambda item: (-item[1]["n_labels"], int(item[0]))
+        )
+        report["confusion"] = {
+            "classes": classes,
+            "class_names": [names.get(label, str(label)) for label in classes],
+            "assessors": [
+                {
+                    "annotator_id": int(key),
+                    "username": usernames.get(int(key), "?"),
+                    "n_labels": figures["n_labels"],
+                    "kappa_with_aggregate": figures.get("kappa_with_aggregate"),
+                    "matrix": figures["confusion"],
+                    "dawid_skene": figures.get("dawid_skene_confusion"),
+                }
+                for key, figures in matrices
+            ],
+        }
+    for panel in assessor_report.get("pairwise", []):
+        report["pairwise"].append(
+            panel
+            | {
+                "assessors": [
+                    {"annotator_id": a, "username": usernames.get(a, "?")} for a in panel["assessors"]
+                ]
+            }
+        )
+    return report
+
+
+def heatmap_rows(panel: dict) -> list[dict]:
+    """A pairwise panel as table rows of cells with their value, shared items and colours."""
+    rows = []
+    for i, assessor in enumerate(panel["assessors"]):
+        cells = []
+        for j, value in enumerate(panel["kappa"][i]):
+            background, text = heat_colours(value)
+            cells.append(
+                {
+                    "value": value,
+                    "shared": panel["shared"][i][j],
+                    "self": i == j,
+                    "background": background,
+                    "text": text,
+                    "column": panel["assessors"][j]["username"],
+                }
+            )
+        rows.append({"assessor": assessor, "cells": cells})
+    return rows

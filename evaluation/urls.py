@@ -1,0 +1,46 @@
+"""Pages and read-only API of ground truth and agreement (included from cranfield.urls)."""
+
+from django.urls import path, register_converter
+
+from . import api, views
+
+
+class SnapshotDownload:
+    regex = r"qrels|ratings\.csv|ratings\.json"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(SnapshotDownload, "snapshot_download")
+
+run_list = api.GroundTruthRunViewSet.as_view({"get": "list"})
+run_detail = api.GroundTruthRunViewSet.as_view({"get": "retrieve"})
+snapshot_ratings = api.SnapshotViewSet.as_view({"get": "ratings"})
+
+urlpatterns = [
+    # Pages
+    path("projects/<int:project_id>/ground-truth/", views.ground_truth, name="ground-truth"),
+    path("projects/<int:project_id>/ground-truth/recompute/", views.recompute, name="ground-truth-recompute"),
+    path("projects/<int:project_id>/ground-truth/diff/", views.snapshot_diff, name="ground-truth-diff"),
+    path(
+        "projects/<int:project_id>/ground-truth/v<int:version>/<snapshot_download:kind>",
+        views.snapshot_download,
+        name="ground-truth-download",
+    ),
+    path("projects/<int:project_id>/agreement/", views.agreement, name="agreement-report"),
+    # API (JSON)
+    path("api/projects/<int:project_pk>/ground-truth/runs/", run_list, name="ground-truth-runs-api"),
+    path(
+        "api/projects/<int:project_pk>/ground-truth/runs/<int:pk>/", run_detail, name="ground-truth-run-api"
+    ),
+    path("api/projects/<int:project_pk>/agreement/", api.AgreementReportView.as_view(), name="agreement-api"),
+    path(
+        "api/projects/<int:project_pk>/snapshots/<int:version>/ratings/",
+        snapshot_ratings,
+        name="snapshot-ratings-api",
+    ),
+]
