@@ -5,16 +5,19 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from django.db import transaction
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from evaluation.api import GroundTruthRunSerializer
+
 from .importing import ImportProblem, import_collection
 from .models import Project
 from .permissions import IsResearcher
 from .serializers import ImportSerializer, ImportSummarySerializer, ProjectSerializer
-from .tasks import compute_ground_truth
+from .tasks import request_ground_truth_run
 
 
 class ProjectViewSet(
@@ -30,6 +33,8 @@ class ProjectViewSet(
     permission_classes = [IsResearcher]
 
     def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # drf-spectacular reading the types: no user
+            return Project.objects.none()
         return Project.objects.filter(owner=self.request.user).prefetch_related("annotators")
 
     def perform_create(self, serializer):
@@ -52,10 +57,17 @@ class ProjectViewSet(
             return Response({problem.field: [problem.message]}, status=status.HTTP_400_BAD_REQUEST)
         return Response(asdict(summary), status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={202: None})
+    @extend_schema(request=None, responses={202: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["post"], url_path="ground-truth")
     def ground_truth(self, request, pk=None):
-        """Queue a recomputation of the project's ground truth (a new snapshot if judgements changed)."""
+        """Ask for a recomputation of the project's ground truth (a new snapshot if judgements changed).
+
+        Debounced like submissions: answers 202 with the run that will do it — a new queued run,
+        or the one already waiting (``queued`` false). Its progress is at ``run.url``.
+        """
         project = self.get_object()
-        transaction.on_commit(lambda: compute_ground_truth.delay(project.pk))
-        return Response({"queued": True}, status=status.HTTP_202_ACCEPTED)
+        outcome = request_ground_truth_run(project.pk)
+        run = None
+        if outcome.run is not None:
+            run = GroundTruthRunSerializer(outcome.run, context={"request": request}).data
+        return Response({"queued": outcome.queued, "run": run}, status=status.HTTP_202_ACCEPTED)

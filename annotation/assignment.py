@@ -1,25 +1,76 @@
-"""Claiming tasks and submitting judgements, safe under concurrency.
+"""The assignment engine: who may take which task, claiming, submitting, skipping and correcting.
 
-A claim locks one open task row with ``SELECT … FOR UPDATE SKIP LOCKED`` so annotators never
-queue behind each other, and increments ``Task.slots_taken`` in the same transaction; a database
-check constraint keeps ``slots_taken <= k`` and a unique constraint keeps one judgement per
-annotator per task, whatever happens above.
+Safe under concurrency on PostgreSQL without making annotators queue behind one another:
+
+- a claim locks one open item row with ``SELECT … FOR UPDATE SKIP LOCKED`` and increments
+  ``Task.slots_taken`` in the same transaction, so k annotators at most ever hold or have judged
+  an item; a database check constraint keeps ``slots_taken <= k`` whatever happens above;
+- one assignment and one judgement per (task, annotator) are unique constraints, so an
+  annotator never gets the same task twice, even from two browser tabs;
+- a submission is accepted only against the annotator's own live lease, checked at submit time
+  under a lock on that lease row.
+
+Gold items (known answers) and, for rating tasks, attention checks (repeats and degraded outputs)
+are mixed into what an annotator is served at the project's rates; they do not use item slots.
 """
 
 from __future__ import annotations
 
+import random
+from dataclasses import dataclass
+
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from .models import Assignment, Judgement, Project, Task
+from .models import Assignment, Judgement, JudgementRevision, Membership, Project, Task
+from .task_types import AnswerError, answers_agree, describe_answer, validate_answer
 
 # How often a claim is retried when every open task was momentarily locked by other claims.
 CLAIM_ATTEMPTS = 5
 
 
 class AssignmentError(Exception):
-    """A submission that cannot be accepted; the message says why, for the annotator."""
+    """A request that cannot be accepted; the message says why, for the annotator."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A stored judgement and, for a gold item when the project gives feedback, what to say."""
+
+    judgement: Judgement
+    gold_feedback: str | None = None
+
+
+# -- who may work ------------------------------------------------------------------------------
+
+
+def membership(project: Project, annotator) -> Membership | None:
+    return Membership.objects.filter(project=project, annotator=annotator).first()
+
+
+def needs_qualification(project: Project) -> bool:
+    return project.tasks.filter(kind=Task.Kind.QUALIFICATION).exists()
+
+
+def work_refusal(project: Project, annotator, member: Membership | None = None) -> str | None:
+    """Why this annotator may not take tasks in this project now, or ``None`` if they may.
+
+    ``member`` saves a query when the caller has the membership row already.
+    """
+    member = member or membership(project, annotator)
+    if member is None:
+        return "You are not an annotator of this project."
+    if not project.active:
+        return "This project is closed."
+    if member.blocked:
+        return "You can no longer take tasks in this project."
+    if member.qualified_at is None and needs_qualification(project):
+        return "Pass the qualification test before judging in this project."
+    return None
+
+
+# -- leases ------------------------------------------------------------------------------------
 
 
 def release_expired_assignments(project: Project) -> int:
@@ -32,14 +83,15 @@ def release_expired_assignments(project: Project) -> int:
     now = timezone.now()
     expired = Assignment.objects.filter(
         task__project=project, status=Assignment.Status.ACTIVE, expires_at__lte=now
-    ).values_list("pk", "task_id")
-    for assignment_id, task_id in expired:
+    ).values_list("pk", "task_id", "task__kind")
+    for assignment_id, task_id, kind in expired:
         with transaction.atomic():
             flipped = Assignment.objects.filter(pk=assignment_id, status=Assignment.Status.ACTIVE).update(
                 status=Assignment.Status.EXPIRED
             )
             if flipped == 1:
-                Task.objects.filter(pk=task_id).update(slots_taken=F("slots_taken") - 1)
+                if kind == Task.Kind.ITEM:
+                    Task.objects.filter(pk=task_id).update(slots_taken=F("slots_taken") - 1)
                 released += 1
     return released
 
@@ -47,44 +99,44 @@ def release_expired_assignments(project: Project) -> int:
 def live_assignment(project: Project, annotator) -> Assignment | None:
     """The annotator's unexpired, unsubmitted lease in this project, if any."""
     return (
-        Assignment.objects.select_related("task__topic", "task__document")
+        Assignment.objects.select_related("task__topic", "task__document", "task__document_b")
         .filter(
-            task__project=project,
             annotator=annotator,
             status=Assignment.Status.ACTIVE,
+            task__project=project,
             expires_at__gt=timezone.now(),
         )
         .first()
     )
 
 
-def claim_next_task(project: Project, annotator) -> Assignment | None:
-    """Give the annotator a lease on the next open task, in pool order; ``None`` when none is left.
+def _lease(project: Project, task: Task, annotator) -> Assignment:
+    return Assignment.objects.create(
+        task=task, annotator=annotator, expires_at=timezone.now() + project.assignment_lease
+    )
 
-    1. An annotator who already holds a live lease in the project gets that one back.
-    2. Expired leases are released.
-    3. The first open task (pool order) that the annotator has never been assigned and that is not
-       locked by a concurrent claim is locked, its slot counter incremented, and a lease created.
-    """
-    current = live_assignment(project, annotator)
-    if current is not None:
-        return current
-    release_expired_assignments(project)
+
+def _serving_order(project: Project) -> tuple[str, ...]:
+    if project.serve_order == Project.ServeOrder.RANDOM:
+        return ("serve_key", "id")
+    return ("pool_rank", "id")
+
+
+def _claim_item(project: Project, annotator) -> Assignment | None:
+    """Lease the first open item (in the project's serving order) this annotator never had."""
     open_for_annotator = Task.objects.filter(
-        project=project, completed=False, slots_taken__lt=F("required_judgements")
+        project=project, kind=Task.Kind.ITEM, completed=False, slots_taken__lt=F("required_judgements")
     ).exclude(assignments__annotator=annotator)
     for _attempt in range(CLAIM_ATTEMPTS):
         with transaction.atomic():
             task = (
                 open_for_annotator.select_for_update(skip_locked=True, of=("self",))
-                .order_by("pool_rank", "id")
+                .order_by(*_serving_order(project))
                 .first()
             )
             if task is not None:
                 Task.objects.filter(pk=task.pk).update(slots_taken=F("slots_taken") + 1)
-                return Assignment.objects.create(
-                    task=task, annotator=annotator, expires_at=timezone.now() + project.assignment_lease
-                )
+                return _lease(project, task, annotator)
         # SKIP LOCKED also hides rows that a concurrent claim holds for a few milliseconds; only
         # say "nothing left" when no open task remains for this annotator even ignoring locks.
         if not open_for_annotator.exists():
@@ -92,47 +144,253 @@ def claim_next_task(project: Project, annotator) -> Assignment | None:
     return None
 
 
-def submit_judgement(assignment_id: int, annotator, label: int) -> Judgement:
-    """Store a judgement against a live lease of this annotator; raise AssignmentError otherwise.
+def _check_candidates(project: Project, annotator) -> tuple[QuerySet[Task], QuerySet[Task]]:
+    """Gold items, and attention checks, that may be shown to this annotator."""
+    gold = Task.objects.filter(project=project, kind=Task.Kind.GOLD)
+    degraded = Task.objects.filter(project=project, kind=Task.Kind.DEGRADED)
+    # A repeat only makes sense after the annotator rated the item it repeats.
+    repeat = Task.objects.filter(
+        project=project, kind=Task.Kind.REPEAT, source_task__judgements__annotator=annotator
+    )
+    return gold, (degraded | repeat)
 
-    The lease is checked at submit time, under a row lock, so an expired or foreign lease can
-    never produce a judgement.
+
+def _claim_check(project: Project, annotator, candidates: QuerySet[Task]) -> Assignment | None:
+    task = candidates.exclude(assignments__annotator=annotator).order_by("serve_key", "id").first()
+    if task is None:
+        return None
+    try:
+        with transaction.atomic():
+            return _lease(project, task, annotator)
+    except IntegrityError:  # the same annotator claimed it from another tab a moment ago
+        return None
+
+
+def claim_next_task(project: Project, annotator, *, rng: random.Random | None = None) -> Assignment | None:
+    """Give the annotator a lease on their next task; ``None`` when no item is left for them.
+
+    1. An annotator who already holds a live lease in the project gets that one back.
+    2. Refuse (AssignmentError) a non-member, a blocked or an unqualified annotator, or a closed project.
+       Claims of one annotator in one project run one at a time (a lock on their membership row).
+    3. Expired leases are released.
+    4. With probability ``gold_rate`` a gold item the annotator has not seen is served, and for
+       rating tasks with probability ``attention_rate`` an attention check (a degraded output,
+       or a repeat of an item they rated); if none is left, an ordinary item is served.
+    5. Otherwise the first open item in serving order that the annotator has never been assigned
+       and that no concurrent claim holds is locked, its slot counter incremented, and leased.
+    Checks are served only while ordinary items remain, so they never pad out an empty queue.
     """
     with transaction.atomic():
-        # Lock the lease row only: locking the joined task and project rows too would make every
-        # submission in a project queue behind the others (and behind the ground-truth job).
-        assignment = (
-            Assignment.objects.select_for_update(of=("self",))
-            .select_related("task", "task__project")
-            .filter(pk=assignment_id, annotator=annotator)
-            .first()
+        # One claim at a time per annotator and project (a double click must not lease two tasks):
+        # the membership row is theirs alone, so this lock never makes others wait.
+        member = Membership.objects.select_for_update().filter(project=project, annotator=annotator).first()
+        current = live_assignment(project, annotator)
+        if current is not None:
+            return current
+        refusal = work_refusal(project, annotator, member)
+        if refusal is not None:
+            raise AssignmentError(refusal)
+        return _claim(project, annotator, rng)
+
+
+def _claim(project: Project, annotator, rng: random.Random | None) -> Assignment | None:
+    """Steps 3 to 5 of ``claim_next_task``, inside its transaction."""
+    release_expired_assignments(project)
+    draw = (rng or random).random
+    gold, attention = _check_candidates(project, annotator)
+    wants_gold = project.gold_rate > 0 and draw() < project.gold_rate
+    wants_attention = project.is_rating and project.attention_rate > 0 and draw() < project.attention_rate
+    if not (wants_gold or wants_attention):
+        return _claim_item(project, annotator)
+    items_remain = (
+        Task.objects.filter(
+            project=project, kind=Task.Kind.ITEM, completed=False, slots_taken__lt=F("required_judgements")
         )
-        if assignment is None:
-            raise AssignmentError("This task is not assigned to you.")
-        if assignment.status == Assignment.Status.SUBMITTED:
-            raise AssignmentError("You have already judged this task.")
-        if not assignment.is_live():
-            raise AssignmentError("Your time on this task ran out; it has gone back to the pool.")
-        if label not in (0, 1):
-            raise AssignmentError(f"A binary relevance label is 0 or 1, not {label!r}.")
+        .exclude(assignments__annotator=annotator)
+        .exists()
+    )
+    if not items_remain:
+        return None
+    check = None
+    if wants_gold:
+        check = _claim_check(project, annotator, gold)
+    if check is None and wants_attention:
+        check = _claim_check(project, annotator, attention)
+    return check or _claim_item(project, annotator)
+
+
+# -- submitting, skipping, correcting ------------------------------------------------------------
+
+
+def _as_answer(answer: dict | int) -> dict:
+    return {"label": answer} if isinstance(answer, int) and not isinstance(answer, bool) else answer
+
+
+def _validated(project: Project, answer: dict | int) -> dict:
+    try:
+        return validate_answer(project.task_type, project.config, _as_answer(answer))
+    except AnswerError as error:
+        raise AssignmentError(str(error)) from error
+
+
+def _locked_lease(assignment_id: int, annotator) -> Assignment:
+    # Lock the lease row only: locking the joined task and project rows too would make every
+    # submission in a project queue behind the others (and behind the ground-truth job).
+    assignment = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("task", "task__project")
+        .filter(pk=assignment_id, annotator=annotator)
+        .first()
+    )
+    if assignment is None:
+        raise AssignmentError("This task is not assigned to you.")
+    if assignment.status == Assignment.Status.SUBMITTED:
+        raise AssignmentError("You have already judged this task.")
+    if assignment.status == Assignment.Status.SKIPPED:
+        raise AssignmentError("You skipped this task.")
+    if not assignment.is_live():
+        raise AssignmentError("Your time on this task ran out; it has gone back to the pool.")
+    return assignment
+
+
+def _lock_task_row(task: Task) -> None:
+    # of=("self",) and no ordering: Task's default ordering joins the project, and FOR UPDATE
+    # would then lock the project row too, deadlocking with the ground-truth job.
+    list(Task.objects.select_for_update(of=("self",)).filter(pk=task.pk).order_by().values_list("pk"))
+
+
+def gold_feedback_text(project: Project, task: Task, answer: dict) -> str:
+    expected = describe_answer(project.task_type, project.config, task.gold_answer)
+    verdict = "Correct" if answers_agree(project.task_type, task.gold_answer, answer) else "Not quite"
+    text = f"{verdict}: that was a check item; the expected answer is {expected}."
+    if task.gold_explanation:
+        text += f" {task.gold_explanation}"
+    return text
+
+
+def submit_judgement(assignment_id: int, annotator, answer: dict | int) -> Submission:
+    """Store a judgement against a live lease of this annotator; raise AssignmentError otherwise.
+
+    ``answer`` is the task type's answer (``{"label": 1}``, ``{"scores": {...}}``, ``{"text": …}``),
+    or a bare integer label. The lease is checked at submit time, under a row lock, so an expired,
+    skipped or foreign lease can never produce a judgement; the answer is validated against the
+    project's task type, and the first revision is stored with it.
+    """
+    with transaction.atomic():
+        assignment = _locked_lease(assignment_id, annotator)
+        task = assignment.task
+        project = task.project
+        refusal = work_refusal(project, annotator)
+        if refusal is not None:
+            raise AssignmentError(refusal)
+        cleaned = _validated(project, answer)
+        now = timezone.now()
         try:
             with transaction.atomic():
                 judgement = Judgement.objects.create(
-                    task=assignment.task, annotator=annotator, assignment=assignment, label=label
+                    project_id=task.project_id,
+                    task=task,
+                    annotator=annotator,
+                    assignment=assignment,
+                    label=cleaned.get("label"),
+                    answer=cleaned,
+                    seconds_spent=(now - assignment.created_at).total_seconds(),
                 )
         except IntegrityError as error:  # the database's last line of defence
             raise AssignmentError("You have already judged this task.") from error
+        JudgementRevision.objects.create(judgement=judgement, number=1, label=judgement.label, answer=cleaned)
         assignment.status = Assignment.Status.SUBMITTED
         assignment.save(update_fields=["status"])
-        task = assignment.task
-        # Two last judgements of a task can be inserted concurrently; under READ COMMITTED neither
-        # would see the other's row and the task would stay open forever. Locking the task row
-        # (only this task, so other submissions never wait) makes the later one count after the
-        # earlier one has committed. Lock order lease -> task, as in release_expired_assignments.
-        # of=("self",) and no ordering: Task's default ordering joins the project, and FOR UPDATE
-        # would then lock the project row too, deadlocking with the ground-truth job.
-        this_task_only = Task.objects.select_for_update(of=("self",)).filter(pk=task.pk).order_by()
-        list(this_task_only.values_list("pk", flat=True))
-        if task.judgements.count() >= task.required_judgements:
-            Task.objects.filter(pk=task.pk).update(completed=True)
+        if task.kind == Task.Kind.ITEM:
+            # Two last judgements of a task can be inserted concurrently; under READ COMMITTED
+            # neither would see the other's row and the task would stay open forever. Locking the
+            # task row (only this task, so other submissions never wait) makes the later one
+            # count after the earlier one has committed. Lock order lease -> task, as elsewhere.
+            _lock_task_row(task)
+            if task.judgements.count() >= task.required_judgements:
+                Task.objects.filter(pk=task.pk).update(completed=True)
+        feedback = None
+        if task.kind == Task.Kind.GOLD and project.gold_feedback:
+            feedback = gold_feedback_text(project, task, cleaned)
+        return Submission(judgement, feedback)
+
+
+def skip_task(assignment_id: int, annotator) -> None:
+    """Give up a leased task: its slot returns to the pool and this annotator is never served it again."""
+    with transaction.atomic():
+        assignment = _locked_lease(assignment_id, annotator)
+        assignment.status = Assignment.Status.SKIPPED
+        assignment.save(update_fields=["status"])
+        if assignment.task.kind == Task.Kind.ITEM:
+            Task.objects.filter(pk=assignment.task_id).update(slots_taken=F("slots_taken") - 1)
+
+
+def last_judgement(project: Project, annotator) -> Judgement | None:
+    """The annotator's most recently submitted judgement in the project (the one "undo" reopens)."""
+    return (
+        Judgement.objects.filter(project=project, annotator=annotator).order_by("-created_at", "-id").first()
+    )
+
+
+def correct_judgement(judgement_id: int, annotator, answer: dict | int) -> Judgement:
+    """Replace the annotator's own answer while the project is open; the old version is kept.
+
+    Each correction appends a ``JudgementRevision``; the judgement row holds the newest answer.
+    Gold accuracy is always scored on the first revision, so a correction made after gold
+    feedback cannot raise it.
+    """
+    with transaction.atomic():
+        judgement = (
+            Judgement.objects.select_for_update(of=("self",))
+            .select_related("task__project")
+            .filter(pk=judgement_id, annotator=annotator)
+            .first()
+        )
+        if judgement is None:
+            raise AssignmentError("This is not one of your judgements.")
+        project = judgement.task.project
+        if not project.active:
+            raise AssignmentError("This project is closed; judgements can no longer be corrected.")
+        member = membership(project, annotator)
+        if member is None or member.blocked:
+            raise AssignmentError("You can no longer change judgements in this project.")
+        cleaned = _validated(project, answer)
+        if cleaned == judgement.answer:
+            return judgement
+        judgement.revision += 1
+        judgement.answer = cleaned
+        judgement.label = cleaned.get("label")
+        judgement.save(update_fields=["revision", "answer", "label", "updated_at"])
+        JudgementRevision.objects.create(
+            judgement=judgement, number=judgement.revision, label=judgement.label, answer=cleaned
+        )
         return judgement
+
+
+# -- blocking ------------------------------------------------------------------------------------
+
+
+def block_annotator(project: Project, annotator, reason: str = "") -> int:
+    """Block an annotator: no more tasks, and their live leases go back to the pool (returned count)."""
+    with transaction.atomic():
+        Membership.objects.filter(project=project, annotator=annotator).update(
+            status=Membership.Status.BLOCKED, blocked_reason=reason[:300]
+        )
+        live = Assignment.objects.filter(
+            task__project=project, annotator=annotator, status=Assignment.Status.ACTIVE
+        ).values_list("pk", "task_id", "task__kind")
+        released = 0
+        for assignment_id, task_id, kind in live:
+            if Assignment.objects.filter(pk=assignment_id, status=Assignment.Status.ACTIVE).update(
+                status=Assignment.Status.EXPIRED
+            ):
+                released += 1
+                if kind == Task.Kind.ITEM:
+                    Task.objects.filter(pk=task_id).update(slots_taken=F("slots_taken") - 1)
+        return released
+
+
+def unblock_annotator(project: Project, annotator) -> None:
+    Membership.objects.filter(project=project, annotator=annotator).update(
+        status=Membership.Status.ACTIVE, blocked_reason=""
+    )

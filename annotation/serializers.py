@@ -4,6 +4,7 @@ from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from .models import Project
+from .task_types import AnswerError, validate_config
 
 
 class ProjectSerializer(serializers.ModelSerializer):
@@ -13,19 +14,19 @@ class ProjectSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Project
-        fields = [
-            "id",
-            "name",
-            "task_type",
-            "instructions",
-            "assignments_per_task",
-            "assignment_minutes",
-            "ground_truth_method",
-            "annotators",
-            "active",
-            "created_at",
-        ]
+        fields = ["id", *Project.SETTINGS, "config", "annotators", "created_at"]
         read_only_fields = ["id", "created_at"]
+
+    def validate(self, attrs):
+        task_type = attrs.get(
+            "task_type", getattr(self.instance, "task_type", Project.TaskType.BINARY_RELEVANCE)
+        )
+        config = attrs.get("config", getattr(self.instance, "config", {}))
+        try:
+            validate_config(task_type, config)
+        except AnswerError as error:
+            raise serializers.ValidationError({"config": [str(error)]}) from error
+        return attrs
 
 
 class TopicInSerializer(serializers.Serializer):
@@ -40,6 +41,26 @@ class DocumentInSerializer(serializers.Serializer):
     text = serializers.CharField()
 
 
+class ItemInSerializer(serializers.Serializer):
+    topic = serializers.CharField(
+        max_length=100, required=False, allow_null=True, allow_blank=True, default=None
+    )
+    document = serializers.CharField(max_length=200)
+    document_b = serializers.CharField(
+        max_length=200,
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        default=None,
+        help_text="Pairwise tasks: the second output.",
+    )
+
+
+class GoldInSerializer(ItemInSerializer):
+    answer = serializers.DictField(help_text='The expected answer, e.g. {"label": 1}.')
+    explanation = serializers.CharField(required=False, allow_blank=True, default="")
+
+
 class ImportSerializer(serializers.Serializer):
     topics = TopicInSerializer(many=True, required=False, default=list)
     documents = DocumentInSerializer(many=True, required=False, default=list)
@@ -50,6 +71,18 @@ class ImportSerializer(serializers.Serializer):
         help_text="Each item is the text of one TREC run file: `qid Q0 docno rank score tag` per line.",
     )
     pool_depth = serializers.IntegerField(min_value=1, default=10)
+    items = ItemInSerializer(
+        many=True,
+        required=False,
+        default=list,
+        help_text="Tasks to add directly (rating, free text, pairwise).",
+    )
+    gold = GoldInSerializer(
+        many=True, required=False, default=list, help_text="Known-answer items mixed in at the gold rate."
+    )
+    qualification = GoldInSerializer(
+        many=True, required=False, default=list, help_text="Questions of the qualification test."
+    )
 
 
 class ImportSummarySerializer(serializers.Serializer):
@@ -58,3 +91,6 @@ class ImportSummarySerializer(serializers.Serializer):
     runs_created = serializers.IntegerField()
     tasks_created = serializers.IntegerField()
     tasks_total = serializers.IntegerField()
+    gold_created = serializers.IntegerField()
+    qualification_created = serializers.IntegerField()
+    attention_checks_created = serializers.IntegerField()

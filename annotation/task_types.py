@@ -17,6 +17,7 @@ Any type may set ``"rationale_required": true``; the answer then needs a non-emp
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 TASK_TYPES = ("binary_relevance", "graded_relevance", "likert", "free_text", "pairwise")
@@ -48,8 +49,10 @@ def validate_config(task_type: str, config: dict[str, Any]) -> dict[str, Any]:
             raise AnswerError("field 'levels': level values must differ")
     elif task_type == "likert":
         dimensions = config.get("dimensions")
-        if not isinstance(dimensions, list) or not dimensions or not all(
-            isinstance(d, str) and d for d in dimensions
+        if (
+            not isinstance(dimensions, list)
+            or not dimensions
+            or not all(isinstance(d, str) and d for d in dimensions)
         ):
             raise AnswerError("field 'dimensions': a non-empty list of dimension names")
         if len(set(dimensions)) != len(dimensions):
@@ -65,12 +68,17 @@ def validate_config(task_type: str, config: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
-def validate_answer(task_type: str, config: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+def validate_answer(
+    task_type: str, config: dict[str, Any], answer: dict[str, Any], *, require_rationale: bool = True
+) -> dict[str, Any]:
     """Check an annotator's answer against the task type and its config; return the normalised answer.
 
     Raises AnswerError whose message names the offending field and says what is allowed.
+    ``require_rationale=False`` checks an expected (gold) answer, which needs no rationale.
     """
     validate_config(task_type, config)
+    if not isinstance(answer, dict):
+        raise AnswerError("field 'answer': an object such as {\"label\": 1}")
     cleaned: dict[str, Any] = {}
     if task_type in ("binary_relevance", "pairwise"):
         label = _integer(answer.get("label"), "label")
@@ -110,8 +118,75 @@ def validate_answer(task_type: str, config: dict[str, Any], answer: dict[str, An
     rationale = answer.get("rationale", "")
     if not isinstance(rationale, str):
         raise AnswerError("field 'rationale': text")
-    if config.get("rationale_required") and not rationale.strip():
+    if require_rationale and config.get("rationale_required") and not rationale.strip():
         raise AnswerError("field 'rationale': a rationale is required for this project")
     if rationale.strip():
         cleaned["rationale"] = rationale.strip()
     return cleaned
+
+
+LABEL_TYPES = ("binary_relevance", "graded_relevance", "pairwise")
+# Likert gold answers match when every dimension is within this many scale points.
+LIKERT_GOLD_TOLERANCE = 1
+
+
+def answers_agree(task_type: str, expected: dict[str, Any], given: dict[str, Any]) -> bool:
+    """Does an answer match a gold answer? Labels must be equal; Likert scores within one point."""
+    if task_type in LABEL_TYPES:
+        return expected.get("label") == given.get("label")
+    if task_type == "likert":
+        wanted, got = expected.get("scores", {}), given.get("scores", {})
+        return all(
+            dimension in got and abs(got[dimension] - score) <= LIKERT_GOLD_TOLERANCE
+            for dimension, score in wanted.items()
+        )
+    return False
+
+
+def label_names(task_type: str, config: dict[str, Any]) -> dict[int, str]:
+    """What each label value is called on the page and in feedback."""
+    if task_type == "binary_relevance":
+        return {1: "relevant", 0: "not relevant"}
+    if task_type == "pairwise":
+        return {0: "the first output is better", 1: "the second output is better"}
+    if task_type == "graded_relevance":
+        return {level["value"]: str(level.get("label", level["value"])) for level in config["levels"]}
+    return {}
+
+
+def describe_answer(task_type: str, config: dict[str, Any], answer: dict[str, Any]) -> str:
+    """A short human description of an answer, e.g. "relevant" or "quality 4, coherence 3"."""
+    if task_type in LABEL_TYPES:
+        label = answer.get("label")
+        return f"“{label_names(task_type, config).get(label, label)}”"
+    if task_type == "likert":
+        return ", ".join(f"{dimension} {score}" for dimension, score in answer.get("scores", {}).items())
+    return f"“{answer.get('text', '')}”"
+
+
+def answer_from_form(task_type: str, config: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
+    """Turn submitted form fields into an answer for ``validate_answer``.
+
+    Fields: ``label``; ``scores.<dimension>`` for Likert; ``text``; and ``rationale`` for every type.
+    Unparseable numbers raise AnswerError naming the field.
+    """
+    answer: dict[str, Any] = {}
+
+    def number(field: str) -> int:
+        raw = (form.get(field) or "").strip()
+        if not raw:
+            raise AnswerError(f"field '{field}': choose an answer")
+        try:
+            return int(raw)
+        except ValueError as error:
+            raise AnswerError(f"field '{field}': expected a whole number, got {raw!r}") from error
+
+    if task_type in LABEL_TYPES:
+        answer["label"] = number("label")
+    elif task_type == "likert":
+        answer["scores"] = {d: number(f"scores.{d}") for d in config.get("dimensions", [])}
+    elif task_type == "free_text":
+        answer["text"] = form.get("text", "")
+    if form.get("rationale"):
+        answer["rationale"] = form.get("rationale", "")
+    return answer

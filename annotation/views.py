@@ -1,4 +1,10 @@
-"""Server-rendered pages for annotators and researchers. State changes only on POST."""
+"""Server-rendered pages for annotators. State changes only on POST.
+
+Security behavior, for every view here: the user must be logged in and a member of the project
+(anyone else gets 404, with no hint that the project exists); an annotator only ever sees their
+own leases and judgements — never anyone else's answers, any aggregated label, or a gold answer
+(except the feedback a project may enable right after a gold item is answered).
+"""
 
 from __future__ import annotations
 
@@ -6,55 +12,107 @@ import markdown
 import nh3
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from evaluation.downloads import qrels_response
-from evaluation.models import GroundTruthSnapshot
-
-from .assignment import AssignmentError, claim_next_task, live_assignment, submit_judgement
-from .models import Project
+from .assignment import (
+    AssignmentError,
+    claim_next_task,
+    correct_judgement,
+    last_judgement,
+    live_assignment,
+    membership,
+    needs_qualification,
+    skip_task,
+    submit_judgement,
+    work_refusal,
+)
+from .highlight import highlight_segments, query_terms
+from .models import Judgement, Membership, Project, Task
+from .permissions import is_researcher
+from .qualification import QualificationError, attempts_left, grade_qualification, qualification_tasks
+from .task_types import AnswerError, answer_from_form
 from .tasks import request_ground_truth
+from .widgets import answer_widget
 
 
-def render_instructions(text: str) -> str:
+def render_markdown(text: str) -> str:
     """Markdown from a researcher, rendered and sanitised: imported text never reaches a page raw."""
     return mark_safe(nh3.clean(markdown.markdown(text)))
 
 
+# Kept under its old name for callers elsewhere.
+render_instructions = render_markdown
+
+
 def annotator_project(request: HttpRequest, project_id: int) -> Project:
     """The project if the user is one of its annotators; 404 otherwise (no hint it exists)."""
-    project = get_object_or_404(Project, pk=project_id, active=True)
-    if not project.annotators.filter(pk=request.user.pk).exists():
+    project = Project.objects.filter(pk=project_id, memberships__annotator=request.user).first()
+    if project is None:
         raise Http404("No such project")
     return project
+
+
+def task_view(project: Project, task: Task, answer: dict | None = None) -> dict:
+    """What a page needs to show a task: its texts with query terms marked, and the answer widget."""
+    terms = query_terms(task.topic.title, task.topic.description) if task.topic_id else set()
+    relevance = project.task_type in (Project.TaskType.BINARY_RELEVANCE, Project.TaskType.GRADED_RELEVANCE)
+    documents = [task.document] + ([task.document_b] if task.document_b_id else [])
+    return {
+        "task": task,
+        "topic": task.topic if task.topic_id else None,
+        "documents": [
+            {
+                "heading": ("Output A", "Output B")[index] if task.document_b_id else "",
+                "title": document.title,
+                "segments": highlight_segments(document.text.strip(), terms if relevance else set()),
+            }
+            for index, document in enumerate(documents)
+        ],
+        "widget": answer_widget(project.task_type, project.config, answer),
+    }
+
+
+def project_progress(project: Project, annotator) -> dict:
+    """The numbers an annotator sees: items complete in the project, and their own count."""
+    items = project.tasks.filter(kind=Task.Kind.ITEM).aggregate(
+        total=Count("id"), complete=Count("id", filter=Q(completed=True))
+    )
+    # Qualification answers are not judgements, so this counts every task the annotator judged.
+    mine = Judgement.objects.filter(project=project, annotator=annotator)
+    return {
+        "items_total": items["total"],
+        "items_complete": items["complete"],
+        "percent": round(100 * items["complete"] / items["total"]) if items["total"] else 0,
+        "judged_by_me": mine.count(),
+    }
 
 
 @login_required
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    """The annotator's queue and the researcher's projects.
-
-    Security behavior: lists only projects the user annotates or owns.
-    """
-    annotating = (
-        Project.objects.filter(annotators=request.user, active=True)
-        .annotate(
-            total_tasks=Count("tasks", distinct=True),
-            open_tasks=Count("tasks", filter=Q(tasks__completed=False), distinct=True),
-        )
-        .order_by("name")
+    """The annotator's queue (projects with progress) and the researcher's projects."""
+    memberships = (
+        Membership.objects.filter(annotator=request.user, project__active=True)
+        .select_related("project")
+        .order_by("project__name")
     )
-    rows = []
-    for project in annotating:
-        mine = project.tasks.filter(judgements__annotator=request.user).count()
-        rows.append({"project": project, "judged_by_me": mine})
+    rows = [
+        {"project": m.project, "membership": m, **project_progress(m.project, request.user)}
+        for m in memberships
+    ]
     owned = Project.objects.filter(owner=request.user).order_by("name")
-    return render(request, "annotation/home.html", {"annotating": rows, "owned": owned})
+    return render(
+        request,
+        "annotation/home.html",
+        {"annotating": rows, "owned": owned, "can_create": is_researcher(request.user)},
+    )
 
 
 @login_required
@@ -62,33 +120,46 @@ def home(request: HttpRequest) -> HttpResponse:
 def judge(request: HttpRequest, project_id: int) -> HttpResponse:
     """Show the annotator's current task, or a button to get the next one.
 
-    Security behavior: project annotators only; shows only the annotator's own lease — never
-    other annotators' judgements or any aggregated label.
+    Security behavior: project annotators only; shows only the annotator's own lease.
     """
     project = annotator_project(request, project_id)
+    member = membership(project, request.user)
     assignment = live_assignment(project, request.user)
-    judged = project.tasks.filter(judgements__annotator=request.user).count()
-    return render(
-        request,
-        "annotation/judge.html",
-        {
-            "project": project,
-            "assignment": assignment,
-            "judged_by_me": judged,
-            "instructions": render_instructions(project.instructions),
-        },
+    refusal = None if assignment else work_refusal(project, request.user, member)
+    needs_test = (
+        refusal is not None
+        and not member.blocked
+        and member.qualified_at is None
+        and needs_qualification(project)
     )
+    previous = last_judgement(project, request.user)
+    context = {
+        "project": project,
+        "assignment": assignment,
+        "refusal": refusal,
+        "needs_qualification": needs_test,
+        "previous": previous if project.active else None,
+        "instructions": render_markdown(project.instructions),
+        "examples": render_markdown(project.examples),
+        **project_progress(project, request.user),
+    }
+    if assignment:
+        context.update(task_view(project, assignment.task))
+    return render(request, "annotation/judge.html", context)
 
 
 def lease_next_task(request: HttpRequest, project: Project) -> None:
-    if claim_next_task(project, request.user) is None:
-        messages.info(request, "There is nothing left for you to judge in this project. Thank you!")
+    try:
+        if claim_next_task(project, request.user) is None:
+            messages.info(request, "There is nothing left for you to judge in this project. Thank you!")
+    except AssignmentError as error:
+        messages.error(request, str(error))
 
 
 @login_required
 @require_POST
 def claim(request: HttpRequest, project_id: int) -> HttpResponse:
-    """Lease the next task in pool order to the annotator."""
+    """Lease the next task to the annotator (POST only: a lease is a state change)."""
     project = annotator_project(request, project_id)
     lease_next_task(request, project)
     return redirect("judge", project_id=project.pk)
@@ -103,47 +174,136 @@ def submit(request: HttpRequest, project_id: int, assignment_id: int) -> HttpRes
     """
     project = annotator_project(request, project_id)
     try:
-        label = int(request.POST.get("label", ""))
-    except ValueError:
-        messages.error(request, "Choose relevant or not relevant before submitting.")
-        return redirect("judge", project_id=project.pk)
-    try:
-        submit_judgement(assignment_id, request.user, label)
-    except AssignmentError as error:
+        answer = answer_from_form(project.task_type, project.config, request.POST)
+        submission = submit_judgement(assignment_id, request.user, answer)
+    except (AnswerError, AssignmentError) as error:
         messages.error(request, str(error))
         return redirect("judge", project_id=project.pk)
     transaction.on_commit(lambda: request_ground_truth(project.pk))
-    messages.success(request, "Saved.")
+    if submission.gold_feedback:
+        messages.info(request, submission.gold_feedback)
+    else:
+        messages.success(request, "Saved.")
     lease_next_task(request, project)
     return redirect("judge", project_id=project.pk)
 
 
-def owned_project(request: HttpRequest, project_id: int) -> Project:
-    return get_object_or_404(Project, pk=project_id, owner=request.user)
+@login_required
+@require_POST
+def skip(request: HttpRequest, project_id: int, assignment_id: int) -> HttpResponse:
+    """Give the task back (it goes to someone else, never again to this annotator) and lease the next."""
+    project = annotator_project(request, project_id)
+    try:
+        skip_task(assignment_id, request.user)
+    except AssignmentError as error:
+        messages.error(request, str(error))
+        return redirect("judge", project_id=project.pk)
+    messages.info(request, "Skipped.")
+    lease_next_task(request, project)
+    return redirect("judge", project_id=project.pk)
+
+
+def _safe_next(request: HttpRequest, default: str) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=False):
+        return target
+    return default
 
 
 @login_required
-@require_GET
-def project_detail(request: HttpRequest, project_id: int) -> HttpResponse:
-    """The researcher's view of a project: progress and ground-truth snapshots.
+@require_http_methods(["GET", "POST"])
+def edit_judgement(request: HttpRequest, project_id: int, judgement_id: int) -> HttpResponse:
+    """Review and correct one of the annotator's own judgements while the project is open.
 
-    Security behavior: the project's owner only (anyone else gets 404).
+    "Undo" on the judging page opens the last judgement here. Every version is kept.
+    Security behavior: only the annotator's own judgements (others' are 404).
     """
-    project = owned_project(request, project_id)
-    tasks = project.tasks.aggregate(
-        total=Count("id"), completed=Count("id", filter=Q(completed=True)), judgements=Count("judgements")
+    project = annotator_project(request, project_id)
+    judgement = get_object_or_404(
+        Judgement.objects.select_related("task__topic", "task__document", "task__document_b"),
+        pk=judgement_id,
+        annotator=request.user,
+        task__project=project,
     )
-    snapshots = GroundTruthSnapshot.objects.filter(project=project).order_by("-version")[:20]
+    back = _safe_next(request, f"/projects/{project.pk}/judge/")
+    if request.method == "POST":
+        try:
+            answer = answer_from_form(project.task_type, project.config, request.POST)
+            changed_from = judgement.revision
+            judgement = correct_judgement(judgement.pk, request.user, answer)
+        except (AnswerError, AssignmentError) as error:
+            messages.error(request, str(error))
+        else:
+            if judgement.revision != changed_from:
+                transaction.on_commit(lambda: request_ground_truth(project.pk))
+                messages.success(
+                    request, "Your correction is saved; the earlier answer is kept in the history."
+                )
+            else:
+                messages.info(request, "Nothing changed.")
+            return redirect(back)
     return render(
         request,
-        "annotation/project_detail.html",
-        {"project": project, "tasks": tasks, "snapshots": snapshots},
+        "annotation/edit_judgement.html",
+        {
+            "project": project,
+            "judgement": judgement,
+            "next": back,
+            "editable": project.active,
+            **task_view(project, judgement.task, judgement.answer),
+        },
     )
 
 
 @login_required
 @require_GET
-def snapshot_qrels(request: HttpRequest, project_id: int, version: int) -> HttpResponse:
-    """Download a snapshot as TREC qrels. Security behavior: the project's owner only."""
-    project = owned_project(request, project_id)
-    return qrels_response(get_object_or_404(GroundTruthSnapshot, project=project, version=version))
+def history(request: HttpRequest, project_id: int) -> HttpResponse:
+    """The annotator's own judgements in the project, newest first, each with its versions."""
+    project = annotator_project(request, project_id)
+    judgements = (
+        Judgement.objects.filter(project=project, annotator=request.user)
+        .select_related("task__topic", "task__document", "task__document_b")
+        .prefetch_related("revisions")
+        .order_by("-created_at", "-id")
+    )
+    page = Paginator(judgements, 50).get_page(request.GET.get("page"))
+    return render(request, "annotation/history.html", {"project": project, "page": page})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def qualification(request: HttpRequest, project_id: int) -> HttpResponse:
+    """The qualification test: every qualification question on one page, graded on submit."""
+    project = annotator_project(request, project_id)
+    member = membership(project, request.user)
+    tasks = qualification_tasks(project)
+    if request.method == "POST":
+        try:
+            attempt = grade_qualification(project, request.user, request.POST)
+        except QualificationError as error:
+            messages.error(request, str(error))
+        else:
+            if attempt.passed:
+                messages.success(
+                    request,
+                    f"You passed ({attempt.correct} of {attempt.total} right). Welcome to the project!",
+                )
+                return redirect("judge", project_id=project.pk)
+            messages.error(
+                request,
+                f"{attempt.correct} of {attempt.total} right; "
+                f"{project.qualification_pass_rate:.0%} is needed to pass.",
+            )
+        return redirect("qualification", project_id=project.pk)
+    return render(
+        request,
+        "annotation/qualification.html",
+        {
+            "project": project,
+            "member": member,
+            "attempts_left": attempts_left(project, request.user),
+            "questions": [{"prefix": f"q{task.pk}-", **task_view(project, task)} for task in tasks],
+            "instructions": render_markdown(project.instructions),
+            "examples": render_markdown(project.examples),
+        },
+    )

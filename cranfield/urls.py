@@ -17,6 +17,7 @@ snapshot_diff = SnapshotViewSet.as_view({"get": "diff"})
 
 urlpatterns = [
     path("", include("annotation.urls")),
+    path("", include("evaluation.urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

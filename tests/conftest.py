@@ -89,3 +89,9 @@ def annotators(django_user_model):
         django_user_model.objects.create_user(f"annotator{i}", password=f"annotator{i}-password")
         for i in (1, 2, 3)
     ]
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Tests create many users; the production hasher's deliberate slowness would dominate the suite."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

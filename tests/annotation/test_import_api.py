@@ -41,6 +41,9 @@ def test_it_creates_topics_documents_runs_and_pooled_tasks(researcher, project):
         "runs_created": 2,
         "tasks_created": 7,
         "tasks_total": 7,
+        "gold_created": 0,
+        "qualification_created": 0,
+        "attention_checks_created": 0,
     }
     pooled = {(t.topic.external_id, t.document.external_id): t.pool_rank for t in Task.objects.all()}
     # Depth-2 pool: runA {401: d1, d2; 402: d4, d5}, runB {401: d3, d6; 402: d6}; best rank kept.
@@ -155,3 +158,10 @@ def test_the_openapi_schema_is_served_and_documents_the_import(client):
     assert schema["openapi"].startswith("3.")
     assert "/api/projects/{id}/import/" in schema["paths"]
     assert "post" in schema["paths"]["/api/projects/{id}/import/"]
+
+
+def test_the_openapi_schema_generates_without_warnings(tmp_path):
+    from django.core.management import call_command
+
+    call_command("spectacular", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
+    assert "/api/projects/{id}/ground-truth/" in (tmp_path / "schema.yaml").read_text()

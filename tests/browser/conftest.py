@@ -51,3 +51,8 @@ def log_in(page, base_url: str, username: str, password: str) -> None:
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     page.get_by_role("button", name="Log out").wait_for()
+
+
+def keyboard_ready(page) -> None:
+    """Wait until the judging page's keyboard script is listening (it loads deferred)."""
+    page.locator("html[data-keyboard=ready]").wait_for(state="attached")

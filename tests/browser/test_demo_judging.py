@@ -7,7 +7,7 @@ from django.core.management import call_command
 
 from annotation.demo import DEMO_PASSWORD
 from annotation.models import Judgement
-from tests.browser.conftest import log_in
+from tests.browser.conftest import keyboard_ready, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,9 +19,10 @@ def test_a_demo_annotator_judges_three_items_with_the_keyboard(live_server, page
     page.get_by_role("button", name="Get the next task").click()
     for expected in (1, 2, 3):
         page.get_by_role("heading", name="Topic:").wait_for()
+        keyboard_ready(page)
         page.keyboard.press("r" if expected % 2 else "n")
         page.keyboard.press("Enter")
         page.get_by_text(f"You have judged {expected} item").wait_for()
-    page.screenshot(path=str(artifacts / "judging-page.png"), full_page=True)
+    page.screenshot(path=str(artifacts / "demo-judging-page.png"), full_page=True)
     labels = list(Judgement.objects.order_by("id").values_list("label", flat=True))
     assert labels == [1, 0, 1]

@@ -45,6 +45,7 @@ def test_the_table_and_p_values_agree_with_the_library_and_scipy(runs, capsys):
     assert rows[best]["best"] and best == "STANDARD"
     others = [tag for tag in rows if tag != best]
     topics = sorted(qrels)
+
     def per_topic_map(tag):
         return [scores[tag][t]["map"] for t in topics]
 

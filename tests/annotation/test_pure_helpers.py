@@ -1,0 +1,134 @@
+"""Pure helpers of the pages: answer widgets, query-term highlighting, progress figures, attention checks."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from annotation.checks import degrade_text, degraded_passes, repeat_passes, score_checks
+from annotation.highlight import highlight_segments, query_terms
+from annotation.progress import summarise_progress
+from annotation.task_types import AnswerError, answer_from_form, answers_agree, describe_answer
+from annotation.widgets import answer_widget
+
+GRADED = {"levels": [{"value": v, "label": name} for v, name in enumerate(["no", "partly", "yes", "very"])]}
+LIKERT = {"dimensions": ["quality", "coherence"], "scale": [1, 5]}
+
+
+def test_every_label_gets_a_distinct_key_that_is_not_reserved():
+    for task_type, config in [("binary_relevance", {}), ("pairwise", {}), ("graded_relevance", GRADED)]:
+        keys = [choice.key for choice in answer_widget(task_type, config).choices]
+        assert len(set(keys)) == len(keys)
+        assert not set(keys) & {"s", "u"}
+    assert [c.key for c in answer_widget("binary_relevance", {}).choices] == ["r", "n"]
+    assert [c.key for c in answer_widget("graded_relevance", GRADED).choices] == ["0", "1", "2", "3"]
+
+
+def test_graded_levels_beyond_one_digit_are_keyed_by_position():
+    config = {"levels": [{"value": 10, "label": "low"}, {"value": 20, "label": "high"}]}
+    assert [c.key for c in answer_widget("graded_relevance", config).choices] == ["1", "2"]
+
+
+def test_a_widget_is_prefilled_with_the_answer_being_corrected():
+    widget = answer_widget("likert", LIKERT, {"scores": {"quality": 2, "coherence": 5}})
+    checked = {d.name: [c.value for c in d.choices if c.checked] for d in widget.dimensions}
+    assert checked == {"quality": [2], "coherence": [5]}
+
+
+def test_form_fields_become_answers_and_bad_numbers_name_the_field():
+    assert answer_from_form("likert", LIKERT, {"scores.quality": "4", "scores.coherence": "3"}) == {
+        "scores": {"quality": 4, "coherence": 3}
+    }
+    assert answer_from_form("free_text", {"max_words": 5}, {"text": "a b", "rationale": "r"}) == {
+        "text": "a b",
+        "rationale": "r",
+    }
+    with pytest.raises(AnswerError, match=r"scores\.coherence"):
+        answer_from_form("likert", LIKERT, {"scores.quality": "4", "scores.coherence": "x"})
+    with pytest.raises(AnswerError, match="'label': choose"):
+        answer_from_form("binary_relevance", {}, {})
+
+
+def test_gold_answers_match_on_labels_and_on_likert_within_one_point():
+    assert answers_agree("graded_relevance", {"label": 2}, {"label": 2})
+    assert not answers_agree("graded_relevance", {"label": 2}, {"label": 3})
+    assert answers_agree("likert", {"scores": {"quality": 4}}, {"scores": {"quality": 5, "coherence": 1}})
+    assert not answers_agree("likert", {"scores": {"quality": 4}}, {"scores": {"quality": 2}})
+    assert describe_answer("graded_relevance", GRADED, {"label": 3}) == "“very”"
+
+
+def test_query_terms_skip_stop_words_and_highlighting_marks_word_starts():
+    terms = query_terms("What is the flow of heat in slabs?")
+    assert terms == {"flow", "heat", "slabs"}
+    segments = highlight_segments("Heat flows; overflow is not flow-like.", terms)
+    assert [text for text, hit in segments if hit] == ["Heat", "flows", "flow"]
+
+
+@given(st.text(max_size=200), st.sets(st.text(alphabet="abcxyz", min_size=1, max_size=4), max_size=4))
+def test_highlighting_never_loses_or_adds_text(text, terms):
+    assert "".join(part for part, _ in highlight_segments(text, terms)) == text
+
+
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+
+
+def test_progress_uses_the_last_hours_rate_for_the_estimate():
+    times = [NOW - timedelta(minutes=m) for m in (5, 10, 20, 30, 90, 120)]
+    progress = summarise_progress(
+        items_total=10,
+        items_complete=2,
+        judgements_needed=30,
+        judgement_times=times,
+        seconds_spent=[10, 20, 30, 40, 50, 60],
+        now=NOW,
+    )
+    assert progress.judgements_last_hour == 4
+    assert progress.judgements_per_hour == 4
+    assert progress.judgements_remaining == 24
+    assert progress.hours_to_finish == 6
+    assert progress.median_seconds_per_judgement == 35
+    assert progress.annotator_hours_remaining == pytest.approx(24 * 35 / 3600)
+    assert progress.percent_complete == 20
+
+
+def test_progress_falls_back_to_the_average_rate_and_handles_an_empty_project():
+    times = [NOW - timedelta(hours=h) for h in (2, 3, 4)]
+    progress = summarise_progress(
+        items_total=5,
+        items_complete=0,
+        judgements_needed=15,
+        judgement_times=times,
+        seconds_spent=[],
+        now=NOW,
+    )
+    assert progress.judgements_per_hour == pytest.approx(3 / 4)
+    assert progress.hours_to_finish == pytest.approx(12 / 0.75)
+    empty = summarise_progress(
+        items_total=0, items_complete=0, judgements_needed=0, judgement_times=[], seconds_spent=[], now=NOW
+    )
+    assert (empty.judgements_per_hour, empty.hours_to_finish, empty.percent_complete) == (None, 0.0, 0.0)
+
+
+@given(
+    st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=6), min_size=0, max_size=30),
+    st.integers(0, 99),
+)
+def test_a_degraded_output_only_uses_words_of_the_original(words, seed):
+    text = " ".join(words)
+    degraded = degrade_text(text, random.Random(seed))
+    assert set(degraded.split()) <= set(text.split())
+    if len(words) > 2:
+        assert len(degraded.split()) == max(2, len(words) // 2)
+
+
+def test_attention_checks_pass_on_consistent_repeats_and_lower_degraded_ratings():
+    assert repeat_passes({"q": 4, "c": 3}, {"q": 5, "c": 3})
+    assert not repeat_passes({"q": 4, "c": 3}, {"q": 2, "c": 3})
+    assert degraded_passes({"q": 4, "c": 4}, {"q": 2, "c": 3})
+    assert not degraded_passes({"q": 4, "c": 4}, {"q": 4, "c": 4})
+    result = score_checks([({"q": 4}, {"q": 4}), ({"q": 4}, {"q": 1})], [({"q": 4}, {"q": 1})])
+    assert (result.passed, result.total, result.pass_rate) == (2, 3, pytest.approx(2 / 3))
