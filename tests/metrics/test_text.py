@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import jiwer
 import pytest
 import sacrebleu
@@ -38,6 +40,68 @@ def test_corpus_scores_equal_sacrebleu():
     )
 
 
+SENTENCES = [
+    ("the cat sat on the mat", ["the cat is on the mat", "a cat sat on a mat"]),
+    ("A quick brown fox, jumping!", ["The quick brown fox jumps.", "a fast brown fox jumped"]),
+    ("hello there general", ["hello there general kenobi", "hi there, general"]),
+    ("Der Hund bellt laut.", ["Der Hund bellt sehr laut.", "Ein Hund bellt."]),
+]
+PREDICTIONS = [prediction for prediction, _ in SENTENCES]
+REFERENCES = [references for _, references in SENTENCES]
+BY_POSITION = [list(position) for position in zip(*REFERENCES, strict=True)]
+
+
+@pytest.mark.parametrize(
+    ("smooth_method", "smooth_value"),
+    [("none", None), ("floor", None), ("floor", 0.3), ("add-k", None), ("add-k", 2.0), ("exp", None)],
+)
+@pytest.mark.parametrize("tokenize", ["13a", "intl", "char", "none", "zh"])
+def test_bleu_with_every_smoothing_and_tokeniser_equals_sacrebleu(tokenize, smooth_method, smooth_value):
+    options = {"tokenize": tokenize, "smooth_method": smooth_method, "smooth_value": smooth_value}
+    metric = sacrebleu.BLEU(**options)
+    theirs = metric.corpus_score(PREDICTIONS, BY_POSITION)
+    ours = corpus_bleu(PREDICTIONS, REFERENCES, **options)
+    assert ours.score == pytest.approx(theirs.score, abs=1e-12)
+    assert ours.precisions == pytest.approx(theirs.precisions, abs=1e-12)
+    assert ours.signature == str(metric.get_signature())
+    for prediction, references in SENTENCES:
+        sentence_metric = sacrebleu.BLEU(**options, effective_order=True)
+        expected = sentence_metric.sentence_score(prediction, references).score
+        got = sentence_bleu(prediction, references, **options)
+        assert got.score == pytest.approx(expected, abs=1e-12)
+        assert got.signature == str(sentence_metric.get_signature())
+
+
+def test_chrf_and_ter_carry_sacrebleu_s_signatures():
+    chrf, ter = corpus_chrf(PREDICTIONS, REFERENCES), corpus_ter(PREDICTIONS, REFERENCES)
+    chrf_metric, ter_metric = sacrebleu.CHRF(), sacrebleu.TER()
+    assert chrf.score == pytest.approx(chrf_metric.corpus_score(PREDICTIONS, BY_POSITION).score)
+    assert ter.score == pytest.approx(ter_metric.corpus_score(PREDICTIONS, BY_POSITION).score)
+    assert chrf.signature == str(chrf_metric.get_signature())
+    assert ter.signature == str(ter_metric.get_signature())
+    assert chrf.signature.startswith("nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:")
+    assert ter.signature.startswith("nrefs:2|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:")
+
+
+@pytest.mark.parametrize(("prediction", "reference"), [("", "a b c"), ("a b c", ""), ("", ""), (" ", "a")])
+def test_empty_texts_score_as_sacrebleu_scores_them(prediction, reference):
+    assert (
+        corpus_bleu([prediction], [[reference]]).score
+        == sacrebleu.corpus_bleu([prediction], [[reference]]).score
+    )
+    assert (
+        sentence_bleu(prediction, [reference]).score == sacrebleu.sentence_bleu(prediction, [reference]).score
+    )
+    assert (
+        corpus_chrf([prediction], [[reference]]).score
+        == sacrebleu.corpus_chrf([prediction], [[reference]]).score
+    )
+    assert (
+        corpus_ter([prediction], [[reference]]).score
+        == sacrebleu.corpus_ter([prediction], [[reference]]).score
+    )
+
+
 def test_unequal_reference_counts_are_refused():
     with pytest.raises(ValueError, match="same, non-zero number of references"):
         corpus_bleu(["a", "b"], [["a"], ["b", "c"]])
@@ -67,47 +131,116 @@ def test_word_errors_equal_jiwer(pairs):
     assert ours.wer == pytest.approx((ours.substitutions + ours.deletions + ours.insertions) / n)
     assert ours.word_accuracy == pytest.approx(1 - ours.wer)
     assert ours.cer == pytest.approx(jiwer.cer(references, hypotheses))
+    assert ours.mer == pytest.approx(theirs.mer)
+    assert ours.wil == pytest.approx(theirs.wil)
+    assert ours.alignment == jiwer.visualize_alignment(theirs, show_measures=False)
 
 
-def test_empty_references_are_refused_with_their_index():
-    with pytest.raises(ValueError, match="reference 1 is empty"):
-        word_errors(["a b", " "], ["a b", "c"])
+def test_mer_wil_and_alignment_equal_jiwer_on_a_worked_transcript():
+    references = ["the cat sat on the mat", "it was raining cats and dogs"]
+    hypotheses = ["the cat sat on a mat today", "it raining cats and frogs"]
+    ours = word_errors(references, hypotheses)
+    theirs = jiwer.process_words(references, hypotheses)
+    assert (ours.mer, ours.wil) == (theirs.mer, theirs.wil)
+    assert ours.mer == pytest.approx(jiwer.mer(references, hypotheses))
+    assert ours.wil == pytest.approx(jiwer.wil(references, hypotheses))
+    assert ours.alignment == jiwer.visualize_alignment(theirs, show_measures=False)
+    assert "REF: the cat sat on the mat *****" in ours.alignment
+    assert "HYP: it *** raining cats and frogs" in ours.alignment
+
+
+@pytest.mark.parametrize(
+    ("references", "hypotheses"),
+    [([""], ["a b"]), ([" "], ["x"]), ([""], [""]), (["a b"], [""]), (["a b", ""], ["a b", "c"])],
+)
+def test_empty_references_and_predictions_score_as_jiwer_scores_them(references, hypotheses):
+    # jiwer 4 accepts an empty reference: with no reference words at all, WER = insertions.
+    ours = word_errors(references, hypotheses)
+    words = jiwer.process_words(references, hypotheses)
+    assert (ours.wer, ours.mer, ours.wil) == (words.wer, words.mer, words.wil)
+    assert (ours.substitutions, ours.deletions, ours.insertions, ours.hits) == (
+        words.substitutions, words.deletions, words.insertions, words.hits,
+    )  # fmt: skip
+    assert ours.cer == jiwer.process_characters(references, hypotheses).cer
+    assert ours.word_accuracy == 1 - words.wer
+    assert ours.alignment == jiwer.visualize_alignment(words, show_measures=False)
 
 
 def write_jsonl(path, records):
-    import json
-
     path.write_text("".join(json.dumps(record) + "\n" for record in records))
     return path
 
 
-def test_bleu_cli_reports_items_and_a_signed_corpus_score(tmp_path, capsys):
-    import json
+PAIR_1 = ("the cat sat on the mat", ["the cat is on the mat"])
+records = [
+    {"id": 1, "prediction": PAIR_1[0], "references": PAIR_1[1]},
+    {"id": 2, "prediction": "a quick brown fox", "references": ["the quick brown fox jumps"]},
+    {"id": 3, "prediction": "", "references": ["an empty prediction"]},
+]
 
+
+def test_bleu_cli_reports_items_and_a_signed_corpus_score(tmp_path, capsys):
     from cranfield.cli import main
 
-    pairs = write_jsonl(
-        tmp_path / "pairs.jsonl",
-        [
-            {"id": 1, "prediction": "the cat sat on the mat", "references": ["the cat is on the mat"]},
-            {"id": 2, "prediction": "a quick brown fox", "references": ["the quick brown fox jumps"]},
-        ],
-    )
+    pairs = write_jsonl(tmp_path / "pairs.jsonl", records)
     assert main(["bleu", str(pairs)]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert [item["id"] for item in report["items"]] == [1, 2]
+    assert [item["id"] for item in report["items"]] == [1, 2, 3]
     assert report["aggregate"]["bleu"] == pytest.approx(
         sacrebleu.corpus_bleu(
-            ["the cat sat on the mat", "a quick brown fox"],
-            [["the cat is on the mat", "the quick brown fox jumps"]],
+            ["the cat sat on the mat", "a quick brown fox", ""],
+            [["the cat is on the mat", "the quick brown fox jumps", "an empty prediction"]],
         ).score
     )
     assert report["aggregate"]["signature"].startswith("nrefs:1|")
+    predictions, by_position = [p["prediction"] for p in records], [[p["references"][0] for p in records]]
+    chrf, ter = sacrebleu.CHRF(), sacrebleu.TER()
+    assert report["aggregate"]["chrf"] == pytest.approx(chrf.corpus_score(predictions, by_position).score)
+    assert report["aggregate"]["ter"] == pytest.approx(ter.corpus_score(predictions, by_position).score)
+    assert report["aggregate"]["chrf_signature"] == str(chrf.get_signature())
+    assert report["aggregate"]["ter_signature"] == str(ter.get_signature())
+    sentence = sacrebleu.BLEU(effective_order=True)
+    assert report["items"][0]["bleu"] == pytest.approx(sentence.sentence_score(*PAIR_1).score)
+    assert report["items"][0]["signature"] == str(sentence.get_signature())
+
+
+@pytest.mark.parametrize(
+    ("options", "sacrebleu_options"),
+    [
+        (["--smooth-method", "add-k", "--smooth-value", "2"], {"smooth_method": "add-k", "smooth_value": 2}),
+        (["--smooth-method", "floor"], {"smooth_method": "floor"}),
+        (["--smooth-method", "none", "--tokenize", "char"], {"smooth_method": "none", "tokenize": "char"}),
+        (["--tokenize", "intl"], {"tokenize": "intl"}),
+    ],
+)
+def test_bleu_cli_smoothing_and_tokeniser_options_equal_sacrebleu(
+    tmp_path, capsys, options, sacrebleu_options
+):
+    from cranfield.cli import main
+
+    pairs = write_jsonl(tmp_path / "pairs.jsonl", records)
+    assert main(["bleu", str(pairs), *options]) == 0
+    report = json.loads(capsys.readouterr().out)
+    metric = sacrebleu.BLEU(**sacrebleu_options)
+    predictions, by_position = [p["prediction"] for p in records], [[p["references"][0] for p in records]]
+    assert report["aggregate"]["bleu"] == pytest.approx(metric.corpus_score(predictions, by_position).score)
+    assert report["aggregate"]["signature"] == str(metric.get_signature())
+    sentence = sacrebleu.BLEU(**sacrebleu_options, effective_order=True)
+    for item, record in zip(report["items"], records, strict=True):
+        expected = sentence.sentence_score(record["prediction"], record["references"])
+        assert item["bleu"] == pytest.approx(expected.score)
+    assert report["items"][0]["signature"] == str(sentence.get_signature())
+
+
+def test_bleu_cli_refuses_a_smoothing_value_that_would_be_ignored(tmp_path, capsys):
+    from cranfield.cli import main
+
+    pairs = write_jsonl(tmp_path / "pairs.jsonl", records)
+    assert main(["bleu", str(pairs), "--smooth-method", "exp", "--smooth-value", "2"]) == 2
+    assert "--smooth-value applies to floor and add-k only" in capsys.readouterr().err
 
 
 def test_wer_cli_and_line_numbered_errors(tmp_path, capsys):
-    import json
-
     from cranfield.cli import main
 
     pairs = write_jsonl(
@@ -125,3 +258,30 @@ def test_wer_cli_and_line_numbered_errors(tmp_path, capsys):
     bad.write_text("not json\n")
     assert main(["bleu", str(bad)]) == 2
     assert "line 1: not JSON" in capsys.readouterr().err
+
+
+def test_wer_cli_alignment_and_empty_reference_equal_jiwer(tmp_path, capsys):
+    from cranfield.cli import main
+
+    lines = [
+        {"id": "u1", "prediction": "the cat sat on a mat today", "references": ["the cat sat on the mat"]},
+        {"id": "u2", "prediction": "uh hello", "references": [""]},
+        {"id": "u3", "prediction": "", "references": ["nothing was said back"]},
+    ]
+    pairs = write_jsonl(tmp_path / "pairs.jsonl", lines)
+    assert main(["wer", str(pairs), "--alignment"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    references = [line["references"][0] for line in lines]
+    hypotheses = [line["prediction"] for line in lines]
+    for item, reference, hypothesis in zip(report["items"], references, hypotheses, strict=True):
+        words = jiwer.process_words(reference, hypothesis)
+        assert (item["wer"], item["mer"], item["wil"]) == (words.wer, words.mer, words.wil)
+        assert item["alignment"] == jiwer.visualize_alignment(words, show_measures=False)
+    assert report["items"][1]["wer"] == 2  # jiwer 4: an empty reference's WER is its insertions
+    overall = jiwer.process_words(references, hypotheses)
+    assert (report["aggregate"]["wer"], report["aggregate"]["mer"], report["aggregate"]["wil"]) == (
+        overall.wer, overall.mer, overall.wil,
+    )  # fmt: skip
+    assert report["aggregate"]["alignment"] == jiwer.visualize_alignment(overall, show_measures=False)
+    assert main(["wer", str(pairs)]) == 0
+    assert "alignment" not in json.loads(capsys.readouterr().out)["items"][0]
