@@ -16,7 +16,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -57,16 +57,17 @@ def aggregate(triples: list, method: str, tie_rule: str, gold_triples: list, gol
     """The aggregate label of every task by the named method.
 
     ``gold_triples`` are the first answers given to gold items, whose expected labels are ``gold``;
-    only the gold-weighted vote uses them, and only to weigh each annotator.
+    only the gold-weighted vote uses them, and only to weigh each annotator (gold items get no
+    label, and are not listed as ties). ``tie_rule`` applies to both votes.
     """
     if method == Project.GroundTruthMethod.DAWID_SKENE:
         return dawid_skene(triples)
     if method == Project.GroundTruthMethod.GOLD_WEIGHTED:
-        result = gold_weighted_vote(triples + gold_triples, gold)
+        result = gold_weighted_vote(triples + gold_triples, gold, tie_rule=tie_rule)
         for item in gold:
             result.labels.pop(item, None)
             result.confidence.pop(item, None)
-        return result
+        return replace(result, ties=[item for item in result.ties if item not in gold])
     return majority_vote(triples, tie_rule=tie_rule)
 
 

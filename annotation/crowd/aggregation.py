@@ -73,23 +73,36 @@ def majority_vote(labels: Labels, *, tie_rule: str = "smallest", seed: int = 0) 
     Ties are broken by a named rule and listed in ``ties``: ``smallest`` (the conservative choice
     for relevance: a 1–1 split is not relevant), ``largest``, or ``random`` (seeded, reproducible).
     """
-    if tie_rule not in TIE_RULES:
-        raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, not {tie_rule!r}")
+    _check_tie_rule(tie_rule)
     data = _encoded(labels)
     votes = data.counts
     top = votes.max(axis=1)
     leaders = votes == top[:, None]
-    if tie_rule == "smallest":
-        winners = leaders.argmax(axis=1)
-    elif tie_rule == "largest":
-        winners = leaders.shape[1] - 1 - leaders[:, ::-1].argmax(axis=1)
-    else:
-        winners = (np.random.default_rng(seed).random(leaders.shape) * leaders).argmax(axis=1)
+    winners = _break_ties(leaders, tie_rule, seed)
     tied = np.flatnonzero(leaders.sum(axis=1) > 1)
-    parameters = {"tie_rule": tie_rule} | ({"seed": seed} if tie_rule == "random" else {})
     result_labels, confidence = _decoded(data, winners, top / data.ratings_per_item)
     items = np.array(data.items, dtype=object)
-    return AggregationResult(result_labels, confidence, items[tied].tolist(), "majority", parameters)
+    return AggregationResult(
+        result_labels, confidence, items[tied].tolist(), "majority", _tie_parameters(tie_rule, seed)
+    )
+
+
+def _check_tie_rule(tie_rule: str) -> None:
+    if tie_rule not in TIE_RULES:
+        raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, not {tie_rule!r}")
+
+
+def _tie_parameters(tie_rule: str, seed: int) -> dict:
+    return {"tie_rule": tie_rule} | ({"seed": seed} if tie_rule == "random" else {})
+
+
+def _break_ties(leaders: np.ndarray, tie_rule: str, seed: int) -> np.ndarray:
+    """The winning class of every row of ``leaders`` (items × classes, True where a class leads)."""
+    if tie_rule == "smallest":
+        return leaders.argmax(axis=1)
+    if tie_rule == "largest":
+        return leaders.shape[1] - 1 - leaders[:, ::-1].argmax(axis=1)
+    return (np.random.default_rng(seed).random(leaders.shape) * leaders).argmax(axis=1)
 
 
 def dawid_skene(
@@ -184,15 +197,22 @@ def dawid_skene(
 _CLIP = 1e-10
 
 
-def gold_weighted_vote(labels: Labels, gold: Mapping[Hashable, Hashable]) -> AggregationResult:
+def gold_weighted_vote(
+    labels: Labels, gold: Mapping[Hashable, Hashable], *, tie_rule: str = "smallest", seed: int = 0
+) -> AggregationResult:
     """A vote weighted by each worker's accuracy on gold questions.
 
     Weight = log((K − 1)·a / (1 − a)), the optimal weight for a worker who is right with
     probability a and otherwise picks uniformly among the K − 1 wrong labels (Nitzan & Paroush
     1982); a is Laplace-smoothed, (correct + 1) / (answered + K), so a worker with no gold answers
-    has a = 1/K and weight 0. Items where every weight is 0 fall back to the plain majority
-    vote (smallest label on ties). Confidence is the winner's share of the positive weight.
+    has a = 1/K and weight 0. Confidence is the winner's share of the positive weight.
+
+    Ties — labels whose weighted scores are equal, to a relative 1e-9 so that the order of a float
+    sum does not decide — are broken by ``tie_rule`` as in ``majority_vote`` and listed in
+    ``ties``. Items where no label has a positive score (every weight 0, say) fall back to
+    ``majority_vote`` with the same rule; its ties are listed too.
     """
+    _check_tie_rule(tie_rule)
     data = _encoded(labels)
     n_classes = len(data.classes)
     # Each item's gold label as a class code; -1 for items without gold (or a gold label no one gave,
@@ -206,7 +226,10 @@ def gold_weighted_vote(labels: Labels, gold: Mapping[Hashable, Hashable]) -> Agg
         data.worker_index[on_gold & (data.label_index == item_gold)], minlength=len(data.workers)
     )
     accuracy = (correct + 1) / (answered + n_classes)
-    weights = np.log(max(n_classes - 1, 1) * accuracy / (1 - accuracy))
+    if n_classes > 1:
+        weights = np.log((n_classes - 1) * accuracy / (1 - accuracy))
+    else:  # one label: nothing to weigh (and a = 1 would give an infinite weight)
+        weights = np.zeros(len(data.workers))
     scores = np.bincount(
         data.item_index * n_classes + data.label_index,
         weights=weights[data.worker_index],
@@ -214,8 +237,9 @@ def gold_weighted_vote(labels: Labels, gold: Mapping[Hashable, Hashable]) -> Agg
     ).reshape(len(data.items), n_classes)
     positive = np.where(scores > 0, scores, 0.0)
     weighted = positive.sum(axis=1) > 0
-    fallback = majority_vote(data)
-    winners = scores.argmax(axis=1)
+    top = scores.max(axis=1)
+    leaders = scores >= (top - _TIE_TOLERANCE * np.abs(top))[:, None]
+    winners = _break_ties(leaders, tie_rule, seed)
     share = np.divide(
         positive[np.arange(len(data.items)), winners],
         positive.sum(axis=1),
@@ -224,12 +248,26 @@ def gold_weighted_vote(labels: Labels, gold: Mapping[Hashable, Hashable]) -> Agg
     )
     result_labels, confidence = _decoded(data, winners, share)
     items = np.array(data.items, dtype=object)
+    fallback = majority_vote(data, tie_rule=tie_rule, seed=seed)
     for item in items[~weighted].tolist():
         result_labels[item] = fallback.labels[item]
         confidence[item] = fallback.confidence[item]
     fallback_ties = set(fallback.ties)
-    ties = [item for item in items[~weighted].tolist() if item in fallback_ties]
+    ties = [
+        item
+        for item, tied, by_weight in zip(items.tolist(), leaders.sum(axis=1) > 1, weighted, strict=True)
+        if (tied if by_weight else item in fallback_ties)
+    ]
     worker_weights = dict(zip(data.workers, weights.tolist(), strict=True))
     return AggregationResult(
-        result_labels, confidence, ties, "gold-weighted", {"worker_weights": worker_weights}
+        result_labels,
+        confidence,
+        ties,
+        "gold-weighted",
+        _tie_parameters(tie_rule, seed) | {"worker_weights": worker_weights},
     )
+
+
+# Weighted scores this close (relative) are a tie: sums of the same weights in another order differ
+# in the last bits.
+_TIE_TOLERANCE = 1e-9
