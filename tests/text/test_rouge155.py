@@ -124,3 +124,15 @@ def test_lin_examples_through_rouge_1_5_5(oracle, tmp_path):
     assert [per_eval[("ROUGE-L", i)][0] for i in range(4)] == [0.75, 0.5, 0.5, 0.25]
     assert [per_eval[("ROUGE-S*", i)][0] for i in range(4)] == [0.5, 0.16667, 0.33333, 0.0]
     assert per_eval[("ROUGE-SU*", 3)][0] == 0.22222  # 2/9: no marker, last token's unigram not counted
+
+
+@pytest.mark.parametrize("required", [True, False])
+def test_a_missing_rouge_1_5_5_fails_in_ci_and_skips_locally(monkeypatch, tmp_path_factory, required):
+    import tests.conftest
+    import tests.text.rouge155
+
+    monkeypatch.setattr(tests.text.rouge155, "_locate", lambda base: None)
+    monkeypatch.setattr(tests.conftest, "REQUIRE_SERVICES", required)
+    outcome = pytest.fail.Exception if required else pytest.skip.Exception
+    with pytest.raises(outcome, match=r"ROUGE-1\.5\.5 needs Perl"):
+        rouge155(tmp_path_factory)
