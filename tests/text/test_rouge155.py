@@ -136,3 +136,33 @@ def test_a_missing_rouge_1_5_5_fails_in_ci_and_skips_locally(monkeypatch, tmp_pa
     outcome = pytest.fail.Exception if required else pytest.skip.Exception
     with pytest.raises(outcome, match=r"ROUGE-1\.5\.5 needs Perl"):
         rouge155(tmp_path_factory)
+
+
+def test_cli_truncate_bytes_equals_rouge_1_5_5_b(oracle, tmp_path, capsys):
+    # ROUGE-1.5.5's -b cuts the references too; the CLI cuts predictions only, so the JSONL holds
+    # the references as -b leaves them.
+    import json
+
+    from cranfield.cli import main
+
+    pairs = generated_pairs(seed=5, count=120)
+    assert sum(len(prediction.encode()) > 50 for prediction, _ in pairs) > 60  # the cut bites
+    per_eval, _ = oracle.run(tmp_path, pairs, ["-n", "2", "-2", "4", "-U", "-b", "50", "-x"])
+    lines = [
+        {"id": index, "prediction": prediction, "references": [truncate(r, bytes_=50) for r in references]}
+        for index, (prediction, references) in enumerate(pairs)
+    ]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    names = {"ROUGE-1": "rouge1", "ROUGE-2": "rouge2", "ROUGE-S4": "rougeS4", "ROUGE-SU4": "rougeSU4"}
+    metrics = ",".join(names.values())
+    options = ["--metrics", metrics, "--multi-ref", "pooled", "--truncate-bytes", "50", "--bootstrap", "0"]
+    assert main(["rouge", str(path), *options]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["signature"].endswith("trunc:bytes:50")
+    for index, item in enumerate(report["items"]):
+        for measure, name in names.items():
+            recall, precision, f = per_eval[(measure, index)]
+            assert item[name]["recall"] == pytest.approx(recall, abs=6e-6), (measure, index)
+            assert item[name]["precision"] == pytest.approx(precision, abs=6e-6), (measure, index)
+            assert item[name]["fmeasure"] == pytest.approx(f, abs=2e-5), (measure, index)

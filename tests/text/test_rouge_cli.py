@@ -179,3 +179,64 @@ def test_stop_words_default_to_scikit_learn_s_list_and_are_removed_before_stemmi
     # "the" and "of" go; "cats"/"cat" match after stemming.
     assert scorer.score("the cats of Rome", ["a cat in Rome"])["rouge1"] == (1.0, 1.0, 1.0)
     assert scorer.signature.endswith("stop:sklearn-english|trunc:none")
+
+
+class StopWordTokenizer:
+    """rouge-score's own tokeniser, with scikit-learn's English stop words dropped before stemming."""
+
+    def __init__(self, stem: bool):
+        from nltk.stem import porter
+        from rouge_score import tokenize
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        self.stemmer = porter.PorterStemmer() if stem else None
+        self.split = tokenize.tokenize
+        self.stops = ENGLISH_STOP_WORDS
+
+    def tokenize(self, text):
+        tokens = [token for token in self.split(text, None) if token not in self.stops]
+        if self.stemmer:
+            tokens = [self.stemmer.stem(token) if len(token) > 3 else token for token in tokens]
+        return tokens
+
+
+@pytest.mark.parametrize("stem", [False, True])
+def test_remove_stopwords_without_a_list_equals_rouge_score_with_scikit_learn_s_list(tmp_path, capsys, stem):
+    pairs = [
+        *PAIRS,
+        {
+            "id": 5,
+            "prediction": "The police were killing the gunmen in the town\nthey had been running",
+            "references": ["police killed the gunman\nthe gunman was running", "it was the police"],
+        },
+    ]
+    options = ["--remove-stopwords", "--stem"] if stem else ["--remove-stopwords"]
+    code, out, _ = run(capsys, write_jsonl(tmp_path / "pairs.jsonl", pairs), *options)
+    assert code == 0
+    report = json.loads(out)
+    types = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    scorer = rouge_scorer.RougeScorer(types, tokenizer=StopWordTokenizer(stem))
+    for item, pair in zip(report["items"], pairs, strict=True):
+        expected = scorer.score_multi(pair["references"], pair["prediction"])
+        for name in types:
+            assert item[name] == pytest.approx(expected[name]._asdict(), abs=1e-12), (pair["id"], name)
+    assert report["items"][4]["rouge1"]["recall"] < 1  # "the", "was", "it" are gone from the references
+    assert report["signature"].endswith("stop:sklearn-english|trunc:none")
+
+
+def test_truncate_bytes_cuts_the_prediction_as_rouge_1_5_5_s_b_before_rouge_score_s_scoring(tmp_path, capsys):
+    # 24 bytes of the first line fit under 30; the second line is cut after 6 bytes ("yester").
+    pair = {
+        "id": 1,
+        "prediction": "police killed the gunman\nyesterday in town",
+        "references": ["the police killed the gunman yesterday\nyester in town"],
+    }
+    code, out, _ = run(capsys, write_jsonl(tmp_path / "pairs.jsonl", [pair]), "--truncate-bytes", "30")
+    assert code == 0
+    item = json.loads(out)["items"][0]
+    expected = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"]).score_multi(
+        pair["references"], "police killed the gunman\nyester"
+    )
+    for name, score in expected.items():
+        assert item[name] == pytest.approx(score._asdict(), abs=1e-12), name
+    assert item["rouge1"]["precision"] == 1.0  # "in town" is cut; "yester" is a word of the reference
