@@ -17,6 +17,7 @@ are mixed into what an annotator is served at the project's rates; they do not u
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -26,12 +27,18 @@ from django.utils import timezone
 from .models import Assignment, Judgement, JudgementRevision, Membership, Project, Task
 from .task_types import AnswerError, answers_agree, describe_answer, validate_answer
 
-# How often a claim is retried when every open task was momentarily locked by other claims.
-CLAIM_ATTEMPTS = 5
+# Pauses before each claim attempt. SKIP LOCKED hides rows that concurrent requests hold for a few
+# milliseconds (a claim, or a submission counting the task's judgements); near the end of a
+# campaign those can be all that is left, so a claim waits a little before it gives up.
+CLAIM_BACKOFF_SECONDS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
 
 
 class AssignmentError(Exception):
     """A request that cannot be accepted; the message says why, for the annotator."""
+
+
+class ItemsBusy(AssignmentError):
+    """Items remain for the annotator, but other annotators' requests hold every one right now."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +134,8 @@ def _claim_item(project: Project, annotator) -> Assignment | None:
     open_for_annotator = Task.objects.filter(
         project=project, kind=Task.Kind.ITEM, completed=False, slots_taken__lt=F("required_judgements")
     ).exclude(assignments__annotator=annotator)
-    for _attempt in range(CLAIM_ATTEMPTS):
+    for pause in CLAIM_BACKOFF_SECONDS:
+        time.sleep(pause)
         with transaction.atomic():
             task = (
                 open_for_annotator.select_for_update(skip_locked=True, of=("self",))
@@ -137,11 +145,14 @@ def _claim_item(project: Project, annotator) -> Assignment | None:
             if task is not None:
                 Task.objects.filter(pk=task.pk).update(slots_taken=F("slots_taken") + 1)
                 return _lease(project, task, annotator)
-        # SKIP LOCKED also hides rows that a concurrent claim holds for a few milliseconds; only
-        # say "nothing left" when no open task remains for this annotator even ignoring locks.
+        # Only say "nothing left" when no open task remains for this annotator even ignoring locks.
         if not open_for_annotator.exists():
             return None
-    return None
+    # Not "nothing left": waiting on the locks instead could deadlock with a submission that holds
+    # its own task row and claims next, so the annotator is asked to try again.
+    raise ItemsBusy(
+        "Every item left for you is being worked on by someone else right now; try again in a moment."
+    )
 
 
 def _check_candidates(project: Project, annotator) -> tuple[QuerySet[Task], QuerySet[Task]]:

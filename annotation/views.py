@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from .assignment import (
     AssignmentError,
+    ItemsBusy,
     claim_next_task,
     correct_judgement,
     last_judgement,
@@ -152,6 +153,8 @@ def lease_next_task(request: HttpRequest, project: Project) -> None:
     try:
         if claim_next_task(project, request.user) is None:
             messages.info(request, "There is nothing left for you to judge in this project. Thank you!")
+    except ItemsBusy as busy:
+        messages.info(request, str(busy))
     except AssignmentError as error:
         messages.error(request, str(error))
 
