@@ -43,19 +43,26 @@ class AnswerWidget:
     rationale: str = ""
 
 
-def _label_keys(task_type: str, values: list[int]) -> list[str]:
-    """Keyboard keys for label values: r/n for relevance, a/b for pairwise, else digits.
+def digit_keys(values: list[int]) -> list[str]:
+    """One digit key per value; "" for a value without one (reached with the arrow keys).
 
-    Graded levels use their own value as the key when every value is a single digit (press 0-3
-    for a 0-3 scale), otherwise their position 1, 2, 3 …
+    A value that is itself a digit is its own key (press 0-3 on a 0-3 scale). A 1-10 scale keys 10
+    as 0. Any other scale is keyed by position, 1-9 then 0 for the tenth; the rest get no key.
     """
+    if all(0 <= value <= 9 for value in values):
+        return [str(value) for value in values]
+    if values == list(range(1, 11)):
+        return [str(value % 10) for value in values]
+    return [str((position + 1) % 10) if position < 10 else "" for position in range(len(values))]
+
+
+def _label_keys(task_type: str, values: list[int]) -> list[str]:
+    """Keyboard keys for label values: r/n for relevance, a/b for pairwise, else digits."""
     if task_type == "binary_relevance":
         return ["r" if value == 1 else "n" for value in values]
     if task_type == "pairwise":
         return ["a" if value == 0 else "b" for value in values]
-    if all(0 <= value <= 9 for value in values):
-        return [str(value) for value in values]
-    return [str(position) for position in range(1, len(values) + 1)]
+    return digit_keys(values)
 
 
 LEGENDS = {
@@ -94,13 +101,12 @@ def answer_widget(
     if task_type == "likert":
         low, high = config["scale"]
         scores = answer.get("scores", {})
+        values = list(range(low, high + 1))
+        keys = digit_keys(values)
         dimensions = [
             Dimension(
                 name,
-                [
-                    Choice(v, str(v), str(v) if high <= 9 else "", scores.get(name) == v)
-                    for v in range(low, high + 1)
-                ],
+                [Choice(v, str(v), key, scores.get(name) == v) for v, key in zip(values, keys, strict=True)],
             )
             for name in config["dimensions"]
         ]

@@ -33,6 +33,29 @@ def test_graded_levels_beyond_one_digit_are_keyed_by_position():
     assert [c.key for c in answer_widget("graded_relevance", config).choices] == ["1", "2"]
 
 
+def likert_keys(low: int, high: int) -> list[str]:
+    widget = answer_widget("likert", {"dimensions": ["quality"], "scale": [low, high]})
+    return [choice.key for choice in widget.dimensions[0].choices]
+
+
+def test_long_scales_get_a_key_for_each_of_their_first_ten_points():
+    assert likert_keys(1, 5) == ["1", "2", "3", "4", "5"]
+    assert likert_keys(0, 9) == [str(v) for v in range(10)]
+    assert likert_keys(1, 10) == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0"]  # 0 is ten
+    # 0-10 has eleven points: the first ten by position, the last by the arrow keys.
+    assert likert_keys(0, 10) == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0", ""]
+    levels = {"levels": [{"value": v, "label": f"level {v}"} for v in range(12)]}
+    keys = [c.key for c in answer_widget("graded_relevance", levels).choices]
+    assert keys[:10] == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0"] and keys[10:] == ["", ""]
+
+
+@given(st.integers(-5, 20), st.integers(0, 15))
+def test_digit_keys_are_distinct_digits_never_page_keys(low, span):
+    keys = [key for key in likert_keys(low, low + span) if key]
+    assert len(keys) == len(set(keys)) == min(span + 1, 10)
+    assert all(key.isdigit() and len(key) == 1 for key in keys)
+
+
 def test_a_widget_is_prefilled_with_the_answer_being_corrected():
     widget = answer_widget("likert", LIKERT, {"scores": {"quality": 2, "coherence": 5}})
     checked = {d.name: [c.value for c in d.choices if c.checked] for d in widget.dimensions}
