@@ -1,12 +1,20 @@
 from django.contrib import admin
 
-from .models import GroundTruthRun, GroundTruthSnapshot, Run, SnapshotLabel
+from .models import GroundTruthRun, GroundTruthSnapshot, Run, RunEntry, SnapshotLabel
 
 
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
     list_display = ["tag", "project", "pool_depth", "created_at"]
     list_filter = ["project"]
+
+
+@admin.register(RunEntry)
+class RunEntryAdmin(admin.ModelAdmin):
+    list_display = ["run", "topic_id", "document_id", "rank", "score"]
+    list_filter = ["run__project", "run"]
+    search_fields = ["topic_id", "document_id"]
+    raw_id_fields = ["run"]
 
 
 class SnapshotLabelInline(admin.TabularInline):
