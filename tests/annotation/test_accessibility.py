@@ -43,5 +43,5 @@ def test_text_colours_have_at_least_aa_contrast_on_their_backgrounds():
     for name, (foreground, background) in pairs.items():
         assert contrast(foreground, background) >= 4.5, name
     # The focus ring must stand out from the page (non-text contrast, 3:1).
-    focus = re.search(r"outline: 3px solid (#[0-9a-fA-F]{6})", CSS).group(1)
+    focus = re.search(r":focus-visible { outline: 3px solid (#[0-9a-fA-F]{6})", CSS).group(1)
     assert contrast(focus, white) >= 3

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from annotation.importing import import_collection
-from annotation.models import Judgement, JudgementRevision, Project, Task
+from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
 from tests.browser.conftest import keyboard_ready, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -83,6 +83,18 @@ def test_an_annotator_qualifies_then_judges_ten_items_by_keyboard_and_undoes_one
     last.refresh_from_db()
     assert (last.label, last.revision) == (0, 2)
     assert list(JudgementRevision.objects.filter(judgement=last).values_list("label", flat=True)) == [1, 0]
+    assert Judgement.objects.filter(annotator=annotator, task__kind=Task.Kind.ITEM).count() == 10
+
+    # s gives the task in hand back: it goes to someone else, never again to this annotator.
+    held = Assignment.objects.get(annotator=annotator, status=Assignment.Status.ACTIVE)
+    page.get_by_role("heading", name="Topic: jet noise reduction").wait_for()
+    keyboard_ready(page)
+    page.keyboard.press("s")
+    page.get_by_text("Skipped.").wait_for()
+    held.refresh_from_db()
+    assert held.status == Assignment.Status.SKIPPED
+    now_held = Assignment.objects.get(annotator=annotator, status=Assignment.Status.ACTIVE)
+    assert now_held.task_id != held.task_id
     assert Judgement.objects.filter(annotator=annotator, task__kind=Task.Kind.ITEM).count() == 10
 
 
