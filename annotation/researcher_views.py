@@ -30,7 +30,7 @@ from evaluation.reports import annotator_table
 from .assignment import block_annotator, unblock_annotator
 from .forms import ProjectForm
 from .importing import ImportProblem, import_collection
-from .models import Judgement, Membership, Project, Task
+from .models import Judgement, JudgementRevision, Membership, Project, Task
 from .permissions import is_researcher
 from .progress import summarise_progress
 from .quality_control import attention_results
@@ -270,28 +270,33 @@ JUDGEMENT_COLUMNS = [
 ]
 
 
-def judgement_records(project: Project) -> Iterator[dict]:
-    """Every judgement of the project with who judged what and when, in submission order."""
-    rows = (
-        Judgement.objects.filter(task__project=project)
-        .order_by("id")
-        .values_list(
-            "id",
-            "task_id",
-            "task__kind",
-            "task__topic__external_id",
-            "task__document__external_id",
-            "task__document_b__external_id",
-            "annotator__username",
-            "label",
-            "answer",
-            "revision",
-            "seconds_spent",
-            "created_at",
-            "updated_at",
-        )
-    )
-    for row in rows.iterator(chunk_size=2000):
+def judgement_records(project: Project, *, every_version: bool = False) -> Iterator[dict]:
+    """Every judgement of the project with who judged what and when, in submission order.
+
+    With ``every_version`` each correction is a row of its own (the first answer is revision 1):
+    ``label``, ``answer`` and ``revision`` are that version's, and ``updated_at`` is when it was written.
+    """
+    judgement = "judgement__" if every_version else ""
+    fields = [
+        f"{judgement}id",
+        f"{judgement}task_id",
+        f"{judgement}task__kind",
+        f"{judgement}task__topic__external_id",
+        f"{judgement}task__document__external_id",
+        f"{judgement}task__document_b__external_id",
+        f"{judgement}annotator__username",
+        "label",
+        "answer",
+        "number" if every_version else "revision",
+        f"{judgement}seconds_spent",
+        f"{judgement}created_at",
+        "created_at" if every_version else "updated_at",
+    ]
+    if every_version:
+        rows = JudgementRevision.objects.filter(judgement__project=project).order_by("judgement_id", "number")
+    else:
+        rows = Judgement.objects.filter(project=project).order_by("id")
+    for row in rows.values_list(*fields).iterator(chunk_size=2000):
         record = dict(zip(JUDGEMENT_COLUMNS, row, strict=True))
         record["created_at"] = record["created_at"].isoformat()
         record["updated_at"] = record["updated_at"].isoformat()
@@ -306,21 +311,23 @@ class _Echo:
 @login_required
 @require_GET
 def judgements_download(request: HttpRequest, project_id: int, fmt: str) -> StreamingHttpResponse:
-    """All judgements as CSV (answer as JSON text) or JSONL, streamed."""
+    """All judgements as CSV (answer as JSON text) or JSONL, streamed; ``?versions=all`` adds every
+    correction as a row of its own."""
     project = owned_project(request, project_id)
+    records = judgement_records(project, every_version=request.GET.get("versions") == "all")
     if fmt == "csv":
         writer = csv.writer(_Echo())
 
         def lines() -> Iterator[str]:
             yield writer.writerow(JUDGEMENT_COLUMNS)
-            for record in judgement_records(project):
+            for record in records:
                 record["answer"] = json.dumps(record["answer"], ensure_ascii=False)
                 yield writer.writerow([record[column] for column in JUDGEMENT_COLUMNS])
 
         response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     else:
         response = StreamingHttpResponse(
-            (json.dumps(record, ensure_ascii=False) + "\n" for record in judgement_records(project)),
+            (json.dumps(record, ensure_ascii=False) + "\n" for record in records),
             content_type="application/x-ndjson; charset=utf-8",
         )
     response["Content-Disposition"] = f'attachment; filename="project{project.pk}-judgements.{fmt}"'

@@ -116,7 +116,12 @@ def test_the_database_refuses_a_second_judgement_or_lease_and_more_than_k_slots(
     )
     with pytest.raises(IntegrityError), transaction.atomic():
         Judgement.objects.create(
-            project=project, task=task, annotator=annotators[0], assignment=other, label=0, answer={"label": 0}
+            project=project,
+            task=task,
+            annotator=annotators[0],
+            assignment=other,
+            label=0,
+            answer={"label": 0},
         )
     with pytest.raises(IntegrityError), transaction.atomic():
         Task.objects.filter(pk=task.pk).update(slots_taken=2)  # k = 1

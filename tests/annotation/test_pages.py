@@ -11,7 +11,7 @@ import random
 import pytest
 from django.urls import reverse
 
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.assignment import claim_next_task, correct_judgement, submit_judgement
 from annotation.models import Assignment, Judgement, Membership, Project, Task
 from tests.annotation.factories import make_gold_project, make_likert_project, make_project
 
@@ -316,6 +316,27 @@ def test_judgement_downloads_say_who_judged_what_and_when(client, project, annot
     body = b"".join(client.get(reverse("judgements-download", args=[project.pk, "jsonl"])).streaming_content)
     records = [json.loads(line) for line in body.decode().splitlines()]
     assert records[0]["answer"] == {"label": 1} and records[0]["annotator"] == "annotator1"
+
+
+def test_the_download_of_every_version_has_a_row_per_correction(client, project, annotators, researcher):
+    assignment = claim_next_task(project, annotators[0])
+    judgement = submit_judgement(assignment.pk, annotators[0], {"label": 1}).judgement
+    correct_judgement(judgement.pk, annotators[0], {"label": 0})
+    client = as_user(client, researcher)
+    url = reverse("judgements-download", args=[project.pk, "jsonl"])
+    latest = [json.loads(line) for line in b"".join(client.get(url).streaming_content).decode().splitlines()]
+    assert [(r["label"], r["revision"]) for r in latest] == [(0, 2)]
+    body = b"".join(client.get(url + "?versions=all").streaming_content).decode()
+    versions = [json.loads(line) for line in body.splitlines()]
+    assert [(r["judgement_id"], r["label"], r["answer"], r["revision"]) for r in versions] == [
+        (judgement.pk, 1, {"label": 1}, 1),
+        (judgement.pk, 0, {"label": 0}, 2),
+    ]
+    assert {r["annotator"] for r in versions} == {"annotator1"}
+    assert versions[0]["updated_at"] <= versions[1]["updated_at"]
+    csv_url = reverse("judgements-download", args=[project.pk, "csv"]) + "?versions=all"
+    rows = list(csv.DictReader(io.StringIO(b"".join(client.get(csv_url).streaming_content).decode())))
+    assert [row["revision"] for row in rows] == ["1", "2"]
 
 
 def test_blocking_from_the_dashboard_stops_the_annotator(client, project, annotators, researcher):

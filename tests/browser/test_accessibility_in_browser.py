@@ -16,7 +16,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CONTRAST_FAILURES = """() => {
   const rgb = (s) => s.match(/[\\d.]+/g).map(Number);
   const lum = ([r, g, b]) => {
-    const c = [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    const c = [r, g, b].map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
     return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
   };
   const background = (el) => {
@@ -30,12 +33,14 @@ CONTRAST_FAILURES = """() => {
   for (const el of document.querySelectorAll('body *')) {
     const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
     const style = getComputedStyle(el);
-    if (!own || style.visibility === 'hidden' || el.offsetParent === null && style.position !== 'fixed') continue;
+    const hidden = style.visibility === 'hidden' || (el.offsetParent === null && style.position !== 'fixed');
+    if (!own || hidden) continue;
     const [a, b] = [lum(rgb(style.color).slice(0, 3)), lum(background(el))];
     const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
     const size = parseFloat(style.fontSize), bold = parseInt(style.fontWeight, 10) >= 700;
     const needed = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
-    if (ratio < needed) failures.push(`${el.tagName} "${el.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+    const text = el.textContent.trim().slice(0, 30);
+    if (ratio < needed) failures.push(`${el.tagName} "${text}" ${ratio.toFixed(2)}`);
   }
   return failures;
 }"""
