@@ -151,4 +151,7 @@ def test_dialsummeval_rouge_l_is_py_rouge_s_with_the_rouge_w_exponent(shared_dat
                     model,
                     key,
                 )
+        if model == "F":  # BART, as BENCHMARKS.md reports it
+            means = [statistics.mean(v[key] for v in values) for key in ("rouge-1", "rouge-2", "rouge-l")]
+            assert means == pytest.approx([0.5313, 0.2999, 0.5197], abs=5e-5)
     assert exact["rouge-1"] >= 1200 and exact["rouge-2"] >= 1250 and exact["rouge-l"] >= 1200, exact
