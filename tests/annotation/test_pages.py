@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import random
+import re
 
 import pytest
 from django.urls import reverse
@@ -124,6 +125,21 @@ def test_a_gold_item_looks_like_any_other_item_on_the_page(client, researcher, a
     assert assignment.task.kind == Task.Kind.GOLD
     page = as_user(client, annotators[0]).get(reverse("judge", args=[project.pk])).content.decode().lower()
     assert "gold" not in page and "check" not in page and "because" not in page
+    # Byte for byte the page of an ordinary item, once the document's own text and ids are masked.
+    ordinary = make_gold_project(researcher, annotators[1:2], items=2, gold=2, k=1, gold_rate=0.0)
+    lease = claim_next_task(ordinary, annotators[1], rng=random.Random(0))
+    assert lease.task.kind == Task.Kind.ITEM
+    other = as_user(client, annotators[1]).get(reverse("judge", args=[ordinary.pk])).content.decode().lower()
+
+    def masked(html: str, project: Project, lease: Assignment) -> str:
+        html = html.replace(lease.task.document.text.lower(), "TEXT")
+        html = re.sub(rf"/projects/{project.pk}/", "/projects/P/", html)
+        html = re.sub(rf"/{lease.pk}/", "/L/", html)
+        html = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "CSRF", html)
+        html = re.sub(r">annotator\d</span>", ">USER</span>", html)
+        return re.sub(r'data-since="[^"]+"', "SINCE", html)
+
+    assert masked(page, project, assignment) == masked(other, ordinary, lease)
 
 
 def test_gold_feedback_reaches_the_annotator_when_enabled(client, researcher, annotators):
