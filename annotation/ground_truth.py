@@ -28,6 +28,7 @@ from evaluation.reporting import busiest, confusion_against_aggregate, rating_ag
 
 from .crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
 from .crowd.agreement import cohen_kappa_matrix, label_order
+from .crowd.encoding import on_scale
 from .crowd.quality import agreement_with_aggregate, dawid_skene_workers, summarise_likert
 from .crowd.report import agreement_report
 from .models import Judgement, JudgementRevision, Membership, Project, Task
@@ -123,14 +124,15 @@ def agreement_figures(triples: list, *, weights: str = "none", level: str = "nom
     )
 
 
-def label_agreement(triples: list, progress: Progress = no_progress, *, ordered: bool = False) -> dict:
-    """Agreement of a label project; ``ordered`` (graded labels) adds, under ``ordered``, the report
-    with linearly weighted Cohen's kappa and ordinal alpha."""
+def label_agreement(triples: list, progress: Progress = no_progress, *, scale: list | None = None) -> dict:
+    """Agreement of a label project; an ordered ``scale`` (graded labels: every level, in order)
+    adds, under ``ordered``, the report with linearly weighted Cohen's kappa and ordinal alpha on
+    that scale, so that a level no one used still counts in the distance between two others."""
     progress("agreement: Fleiss' kappa, Cohen's kappa of every pair, Krippendorff's alpha", 0.15)
     figures = agreement_figures(triples)
-    if ordered:
+    if scale is not None:
         progress("agreement: weighted kappa and ordinal alpha", 0.4)
-        figures["ordered"] = agreement_figures(triples, weights="linear", level="ordinal")
+        figures["ordered"] = agreement_figures(on_scale(triples, scale), weights="linear", level="ordinal")
     return figures
 
 
@@ -295,7 +297,9 @@ def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed
     """Agreement, the aggregate label per item and the assessor report of a label project."""
     triples = inputs.rows
     graded = inputs.project.task_type == Project.TaskType.GRADED_RELEVANCE
-    figures = label_agreement(triples, progress, ordered=graded)
+    figures = label_agreement(
+        triples, progress, scale=label_classes(inputs.project, triples) if graded else None
+    )
     progress(f"aggregation: {inputs.method}", 0.5)
     vote = aggregate(triples, inputs.method, inputs.tie_rule, inputs.gold_triples, inputs.gold)
     progress("assessor report", 0.75)
@@ -383,18 +387,27 @@ def normalised_means(rows: list, dimensions: list[str]) -> dict:
     return means
 
 
+def rating_scale(scale: tuple, triples: list) -> list:
+    """Every score of a rating scale (lowest to highest), plus any score given outside it."""
+    return sorted(set(range(scale[0], scale[1] + 1)) | {score for _, _, score in triples}, key=label_order)
+
+
 def compute_ratings(inputs: Inputs, progress: Progress = no_progress) -> Computed:
     """Per item and dimension mean, median, std, IQR, MAD and n (plus the mean z-score when the
     project normalises per annotator); interval agreement per dimension; assessor report."""
     project, rows = inputs.project, inputs.rows
     dimensions = list(project.config["dimensions"])
     scale = tuple(project.config["scale"])
-    by_dimension = scores_by_dimension(rows, dimensions)
+    # Weighted kappa on the whole scale, so that a score no one gave still counts in distances.
+    by_dimension = {
+        dimension: on_scale(triples, rating_scale(scale, triples))
+        for dimension, triples in scores_by_dimension(rows, dimensions).items()
+    }
     progress("agreement per dimension: Krippendorff's alpha and weighted Cohen's kappa", 0.2)
     figures = {
         "dimensions": {
-            dimension: agreement_figures(triples, weights="quadratic", level="interval")
-            for dimension, triples in by_dimension.items()
+            dimension: agreement_figures(data, weights="quadratic", level="interval")
+            for dimension, data in by_dimension.items()
         }
     }
     progress("aggregation: mean and median per dimension", 0.5)

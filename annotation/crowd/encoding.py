@@ -9,7 +9,7 @@ caller computing several figures encodes once.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -89,6 +89,29 @@ def encode(labels: Labels) -> Encoded:
     except ValueError as error:
         raise ValueError(f"labels must be (item, worker, label) triples: {error}") from error
     return _encode_columns(frame["item"].to_numpy(), frame["worker"].to_numpy(), frame["label"].to_numpy())
+
+
+def on_scale(labels: Labels, classes: Sequence[Hashable]) -> Encoded:
+    """The judgements coded against ``classes``, in that order, rather than against the labels given.
+
+    Weighted kappa weighs a disagreement by the distance between class positions, so an ordered
+    scale must keep the levels no one used: on a 0–3 scale where no one said 2, a 1 against a 3 is
+    two steps apart, not one. ``classes`` must hold every label given (ValueError otherwise).
+    """
+    data = encode(labels)
+    position = {label: index for index, label in enumerate(classes)}
+    outside = [label for label in data.classes if label not in position]
+    if outside:
+        raise ValueError(f"labels outside the scale {list(classes)}: {outside[:3]}")
+    remap = np.array([position[label] for label in data.classes], dtype=np.int64)
+    return Encoded(
+        data.items,
+        data.workers,
+        list(classes),
+        data.item_index,
+        data.worker_index,
+        remap[data.label_index] if len(data) else data.label_index,
+    )
 
 
 def _frame_columns(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

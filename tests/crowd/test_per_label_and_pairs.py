@@ -21,7 +21,7 @@ from annotation.crowd.agreement import (
     krippendorff_alpha,
     per_label_agreement,
 )
-from annotation.crowd.encoding import encode
+from annotation.crowd.encoding import encode, on_scale
 from tests.crowd.test_basics import FLEISS_1971
 
 # A design: every assessor labels an item or not (None); labels 0..3.
@@ -177,3 +177,11 @@ def test_no_labels_give_undefined_figures_not_errors():
     assert cohen_kappa_pairs([]).mean is None
     assert krippendorff_alpha([]).value is None
     assert per_label_agreement([]).labels == []
+
+
+def test_on_scale_keeps_levels_no_one_used_and_refuses_labels_outside_it():
+    data = on_scale([(1, "a", 0), (1, "b", 3), (2, "a", 1)], [0, 1, 2, 3])
+    assert data.classes == [0, 1, 2, 3]
+    assert data.label_index.tolist() == [0, 3, 1]
+    with pytest.raises(ValueError, match="outside the scale"):
+        on_scale([(1, "a", 5)], [0, 1])

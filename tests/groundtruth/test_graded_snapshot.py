@@ -112,3 +112,27 @@ def test_the_majority_vote_and_its_ties_are_stored(judged):
     assert snapshot.parameters == {"tie_rule": "smallest"}
     stored = {row.task_id: (row.label, row.confidence) for row in snapshot.labels.all()}
     assert stored == {task: (vote.labels[task], pytest.approx(vote.confidence[task])) for task in vote.labels}
+
+
+def test_a_level_no_one_used_still_counts_in_the_weighted_distance(researcher, annotators):
+    # Grades 0, 1 and 3 only: on the 0–3 scale a 1 against a 3 is two steps apart, which is what
+    # statsmodels gives on tables over all four levels (on the three seen it would be one step).
+    project = label_project(
+        researcher, annotators, items=6, task_type=Project.TaskType.GRADED_RELEVANCE, config=GRADED
+    )
+    grades = [(0, 1), (1, 3), (3, 3), (0, 0), (1, 0), (3, 3)]
+    triples = []
+    for task, pair in zip(items(project), grades, strict=True):
+        for person, label in zip(annotators[:2], pair, strict=True):
+            judge(task, person, label)
+            triples.append((task.pk, person.pk, label))
+    ordered = build_snapshot(project.pk).agreement["ordered"]
+    table = np.zeros((len(LEVELS), len(LEVELS)))
+    for first, second in grades:
+        table[first, second] += 1
+    expected = cohens_kappa(table, wt="linear", return_results=False)
+    seen_only = cohens_kappa(table[np.ix_([0, 1, 3], [0, 1, 3])], wt="linear", return_results=False)
+    assert ordered["cohen_kappa_mean"] == pytest.approx(expected, abs=1e-12)
+    assert expected != pytest.approx(seen_only)
+    assert ordered["krippendorff_alpha"] == pytest.approx(package_alpha(triples, "ordinal"), abs=1e-12)
+    assert [row["label"] for row in ordered["per_label"]["labels"]] == LEVELS

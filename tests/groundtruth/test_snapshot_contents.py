@@ -8,6 +8,7 @@ import random
 
 import pytest
 from django.urls import reverse
+from sklearn.metrics import cohen_kappa_score
 
 from annotation.crowd.aggregation import dawid_skene
 from annotation.crowd.quality import dawid_skene_workers
@@ -105,3 +106,18 @@ def test_switching_normalisation_on_writes_a_new_version(researcher, annotators)
     project.rating_normalisation = "zscore"
     project.save()
     assert build_snapshot(project.pk).version == 2
+
+
+def test_a_rating_projects_weighted_kappa_spans_the_whole_scale(researcher, annotators):
+    # No one gave 3 or 4 for fluency: on the 1–5 scale a 2 against a 5 is three steps, as
+    # scikit-learn counts them when told the scale's labels.
+    project = likert_project(researcher, annotators, items=4)
+    fluency = [(1, 2), (2, 5), (5, 5), (1, 1)]
+    for task, pair in zip(items(project), fluency, strict=True):
+        for annotator, score in zip(annotators[:2], pair, strict=True):
+            judge(task, annotator, {"scores": {"fluency": score, "coherence": 3}})
+    stored = build_snapshot(project.pk).agreement["dimensions"]["fluency"]
+    first, second = zip(*fluency, strict=True)
+    expected = cohen_kappa_score(first, second, weights="quadratic", labels=[1, 2, 3, 4, 5])
+    assert stored["cohen_kappa_mean"] == pytest.approx(expected, abs=1e-12)
+    assert expected != pytest.approx(cohen_kappa_score(first, second, weights="quadratic"))
