@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from crowdkit.aggregation import DawidSkene
+from crowdkit.aggregation import DawidSkene, MajorityVote
 
 from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
 from annotation.crowd.agreement import fleiss_kappa, krippendorff_alpha
@@ -77,3 +77,25 @@ def test_agreement_figures_on_real_data(shared_data):
     assert round(krippendorff_alpha(face).value, 4) == 0.4949
     fleiss = fleiss_kappa(face)
     assert fleiss.n_items_excluded > 0  # face has unequal ratings per item: the rule applies and says so
+
+
+@pytest.mark.parametrize("name", list(SETS))
+def test_crowd_kits_majority_vote_differs_from_ours_only_on_the_ties_we_list(shared_data, name):
+    labels, _ = load(shared_data, name)
+    ours = majority_vote(labels)
+    theirs = MajorityVote().fit_predict(pd.DataFrame(labels, columns=["task", "worker", "label"])).to_dict()
+    assert {item for item in ours.labels if ours.labels[item] != theirs[item]} <= set(ours.ties)
+
+
+@pytest.mark.parametrize("name", list(SETS))
+def test_gold_weighted_vote_on_held_out_gold_is_at_least_as_accurate_as_majority_vote(shared_data, name):
+    """Two-fold: each half of the gold items is labelled with weights learnt from the other half's
+    gold only: the benchmark's scheme, with an alternating split instead of a seeded random one."""
+    labels, gold = load(shared_data, name)
+    items = sorted(gold)
+    halves = (items[::2], items[1::2])
+    right = 0
+    for scored, known in (halves, halves[::-1]):
+        result = gold_weighted_vote(labels, {item: gold[item] for item in known})
+        right += sum(result.labels[item] == gold[item] for item in scored)
+    assert right / len(items) >= accuracy(majority_vote(labels).labels, gold)
