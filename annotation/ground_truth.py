@@ -36,6 +36,10 @@ from .normalisation import zscore_per_annotator
 from .task_types import LIKERT_GOLD_TOLERANCE
 
 DEFAULT_TIE_RULE = "smallest"
+# Part of every input fingerprint: raise it when a change to the computation changes what a
+# snapshot holds for the same judgements, so the next run writes a corrected version instead of
+# "unchanged". 2: weighted kappa over the whole configured scale, gold-weighted ties listed.
+COMPUTATION_VERSION = 2
 # The pairwise-kappa heat map keeps the assessors with the most labels: beyond a few dozen rows
 # it is unreadable, and the snapshot row stays small.
 HEATMAP_ASSESSORS = 30
@@ -211,6 +215,7 @@ def fingerprint_inputs(
     """
     digest = hashlib.sha256()
     described = [
+        COMPUTATION_VERSION,
         method,
         tie_rule,
         project.task_type,

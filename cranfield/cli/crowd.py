@@ -13,6 +13,7 @@ import sys
 
 from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
 from annotation.crowd.bootstrap import STATISTICS
+from annotation.crowd.encoding import on_scale
 from annotation.crowd.labels_io import LabelFileError, read_gold, read_label_columns
 from annotation.crowd.report import agreement_report
 
@@ -36,6 +37,11 @@ def register(subparsers) -> None:
     )
     agreement.add_argument("labels", help="CSV with header item,worker,label")
     agreement.add_argument("--weights", choices=["none", "linear", "quadratic"], default="none")
+    agreement.add_argument(
+        "--scale",
+        help="the ordered labels of the scale, comma-separated (e.g. 0,1,2,3), so that weighted kappa "
+        "counts levels no one used: without it, distances run over the labels found in the file",
+    )
     agreement.add_argument("--level", choices=["nominal", "ordinal", "interval", "ratio"], default="nominal")
     agreement.add_argument(
         "--min-shared", type=int, default=2, help="items a pair of assessors must share (default 2)"
@@ -70,6 +76,14 @@ def fail(command: str, message: str) -> int:
     return 2
 
 
+def parse_scale(text: str) -> list[int | str]:
+    """``--scale`` as labels in the file's terms: integers where a label is one (as the reader codes them)."""
+    levels = [level.strip() for level in text.split(",") if level.strip()]
+    if len(set(levels)) != len(levels):
+        raise ValueError(f"--scale: a level is given twice in {text!r}")
+    return [int(level) if level.lstrip("-").isdigit() else level for level in levels]
+
+
 def run_agreement(args: argparse.Namespace) -> int:
     statistics = tuple(name.strip() for name in args.ci_statistics.split(",") if name.strip())
     unknown = set(statistics) - set(STATISTICS)
@@ -81,6 +95,8 @@ def run_agreement(args: argparse.Namespace) -> int:
         return fail("agreement", "--resamples must be at least 1 and --confidence between 0 and 1")
     try:
         data = read_label_columns(args.labels)
+        if args.scale:
+            data = on_scale(data, parse_scale(args.scale))
         report = agreement_report(
             data,
             weights=args.weights,

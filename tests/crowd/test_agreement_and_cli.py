@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import cohens_kappa
 
 from annotation.crowd.aggregation import dawid_skene, majority_vote
 from annotation.crowd.agreement import cohen_kappa_pairs, krippendorff_alpha
@@ -198,3 +199,24 @@ def test_aggregate_cli_on_a_generated_file_equals_the_library(tmp_path, capsys):
     write_labels(path, 2000, per_item=5, bad_line=9001)
     assert main(["aggregate", str(path)]) == 2
     assert "line 9001" in capsys.readouterr().err
+
+
+def test_agreement_cli_scale_keeps_unused_levels_in_weighted_kappa(tmp_path, capsys):
+    # Two assessors on a 0-3 scale where no one said 2: 1 against 3 is two steps apart, not one.
+    first = [0, 1, 3, 3, 0, 1, 1, 3, 0, 0]
+    second = [0, 3, 3, 1, 1, 1, 0, 3, 0, 3]
+    path = tmp_path / "graded.csv"
+    rows = [f"i{n},a,{x}\ni{n},b,{y}" for n, (x, y) in enumerate(zip(first, second, strict=True))]
+    path.write_text("item,worker,label\n" + "\n".join(rows) + "\n")
+    table = np.zeros((4, 4))
+    for x, y in zip(first, second, strict=True):
+        table[x, y] += 1
+    expected = cohens_kappa(table, wt="quadratic").kappa
+    assert main(["agreement", str(path), "--weights", "quadratic", "--scale", "0,1,2,3"]) == 0
+    assert json.loads(capsys.readouterr().out)["cohen_kappa_mean"] == pytest.approx(expected, abs=1e-12)
+    assert main(["agreement", str(path), "--weights", "quadratic"]) == 0  # the labels found: 0, 1, 3
+    seen = cohens_kappa(table[np.ix_([0, 1, 3], [0, 1, 3])], wt="quadratic").kappa
+    assert json.loads(capsys.readouterr().out)["cohen_kappa_mean"] == pytest.approx(seen, abs=1e-12)
+    assert seen != pytest.approx(expected)
+    assert main(["agreement", str(path), "--weights", "quadratic", "--scale", "0,1,2"]) == 2
+    assert "outside the scale" in capsys.readouterr().err

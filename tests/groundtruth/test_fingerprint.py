@@ -65,3 +65,11 @@ def test_a_changed_rating_on_any_dimension_counts(researcher, annotators):
     judgement = Judgement.objects.filter(task__project=project).first()
     Judgement.objects.filter(pk=judgement.pk).update(answer={"scores": {"fluency": 3, "coherence": 4}})
     assert build_snapshot(project.pk).version == 2
+
+
+def test_a_new_computation_version_writes_a_corrected_snapshot(project, monkeypatch):
+    import annotation.ground_truth as ground_truth
+
+    monkeypatch.setattr(ground_truth, "COMPUTATION_VERSION", ground_truth.COMPUTATION_VERSION + 1)
+    assert build_snapshot(project.pk).version == 2  # same judgements, but computed differently now
+    assert build_snapshot(project.pk) is None
