@@ -56,6 +56,21 @@ def membership(project: Project, annotator) -> Membership | None:
     return Membership.objects.filter(project=project, annotator=annotator).first()
 
 
+def locked_membership(project: Project, annotator) -> Membership | None:
+    """The annotator's membership row, locked for this transaction, and no other row.
+
+    of=("self",) and no ordering: Membership's default ordering joins the project and user tables,
+    and FOR UPDATE would then lock the project row too, so every claim in a project would queue
+    behind the others and deadlock with submissions updating that row (the load benchmark found it).
+    """
+    return (
+        Membership.objects.select_for_update(of=("self",))
+        .filter(project=project, annotator=annotator)
+        .order_by("pk")
+        .first()
+    )
+
+
 def needs_qualification(project: Project) -> bool:
     return project.tasks.filter(kind=Task.Kind.QUALIFICATION).exists()
 
@@ -194,7 +209,7 @@ def claim_next_task(project: Project, annotator, *, rng: random.Random | None = 
     with transaction.atomic():
         # One claim at a time per annotator and project (a double click must not lease two tasks):
         # the membership row is theirs alone, so this lock never makes others wait.
-        member = Membership.objects.select_for_update().filter(project=project, annotator=annotator).first()
+        member = locked_membership(project, annotator)
         current = live_assignment(project, annotator)
         if current is not None:
             return current

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from django.db import transaction
 from django.utils import timezone
 
-from .models import Membership, Project, QualificationAttempt, Task
+from .assignment import locked_membership
+from .models import Project, QualificationAttempt, Task
 from .task_types import AnswerError, answer_from_form, answers_agree, validate_answer
 
 
@@ -55,7 +56,7 @@ def grade_qualification(project: Project, annotator, form: Mapping[str, str]) ->
     locked while grading, so two tabs cannot take more attempts than allowed.
     """
     with transaction.atomic():
-        member = Membership.objects.select_for_update().filter(project=project, annotator=annotator).first()
+        member = locked_membership(project, annotator)
         if member is None:
             raise QualificationError("You are not an annotator of this project.")
         if member.blocked:
