@@ -1099,6 +1099,10 @@ def run_load(
                     if retries:
                         print(f"connections closed by the server on reuse, request sent again: {retries}")
                     problems = check_correctness(project_id, logs, already)
+                    # A 5xx is a defect (the deadlock this found), never load: it fails the run too.
+                    server_errors = sum(" answered 5" in problem for log in logs for problem in log.problems)
+                    if server_errors:
+                        problems.append(f"{server_errors} requests answered with a server error (5xx)")
                     if problems:
                         correct = False
                         print("correctness: FAILED: " + "; ".join(problems))
