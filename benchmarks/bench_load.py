@@ -307,9 +307,24 @@ def vacuum_analyze() -> None:
         cursor.execute("VACUUM ANALYZE")
 
 
+def wait_for_ground_truth_jobs(project_id: int, limit: float = 120.0) -> None:
+    """Let the debounced ground-truth job that the last scenario queued finish before the tables
+    are emptied: a TRUNCATE while it writes its snapshot deadlocks with it."""
+    from evaluation.models import GroundTruthRun
+
+    busy = (GroundTruthRun.Status.QUEUED, GroundTruthRun.Status.RUNNING)
+    deadline = time.monotonic() + limit
+    while GroundTruthRun.objects.filter(project_id=project_id, status__in=busy).exists():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"ground-truth jobs still queued or running after {limit:.0f} s")
+        time.sleep(0.5)
+
+
 def reset_project(project_id: int) -> None:
     """Back to no judgements, no leases, no snapshots (TRUNCATE: the bench database holds nothing else)."""
     from django.db import connection
+
+    wait_for_ground_truth_jobs(project_id)
 
     from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
     from evaluation.models import GroundTruthRun, GroundTruthSnapshot, SnapshotLabel
