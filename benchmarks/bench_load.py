@@ -915,6 +915,10 @@ def short(sql: str, length: int = 130) -> str:
     return text if len(text) <= length else text[: length - 1] + "…"
 
 
+# Set by --profile-top: how many functions to list by own time after the profile (0: none).
+PROFILE_TOP = 0
+
+
 def print_profile(title: str, project_id: int, username: str, rounds: int) -> None:
     samples = profile_requests(project_id, username, rounds)
     print(f"\n### Profile: {title} (in-process, {rounds} rounds; wall times are medians)\n")
@@ -969,13 +973,16 @@ def print_profile(title: str, project_id: int, username: str, rounds: int) -> No
     sql = cumulative(stats, "django/db/backends/utils.py", "_execute")
     commit = cumulative(stats, "django/db/backends/base/base.py", "commit")
     pages = cumulative(stats, "django/shortcuts.py", "render")
-    markdown_time = cumulative(stats, "annotation/views.py", "render_instructions")
+    markdown_time = cumulative(stats, "annotation/views.py", "render_markdown")
     print(
         f"\ncProfile, {rounds} more rounds: Django handler {handler:.2f} s = SQL {sql / handler:.0%}, "
         f"COMMIT {commit / handler:.0%}, page rendering {pages / handler:.0%}, Markdown + nh3 of the "
         f"instructions {markdown_time / handler:.0%}, the rest (middleware, sessions, messages, ORM) "
         f"{1 - (sql + commit + pages + markdown_time) / handler:.0%}"
     )
+    if PROFILE_TOP:
+        print(f"\nThe {PROFILE_TOP} functions with the most own time:")
+        stats.sort_stats("tottime").print_stats(PROFILE_TOP)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -999,6 +1006,7 @@ def parse_arguments() -> argparse.Namespace:
     add("--seconds", type=float, help="override every scenario's duration")
     add("--large-items", type=int, help="items of the second project profiled (0: none)")
     add("--profile-rounds", type=int, help="0: no profile")
+    add("--profile-top", type=int, default=0, help="list this many functions by own time after the profile")
     add("--profile-only", action="store_true", help="no gunicorn, no load: only the profile")
     add("--keep-database", action="store_true")
     add("--quiet-wait", type=float, help="wait up to this many s for an idle machine before each run")
@@ -1023,6 +1031,8 @@ def parse_arguments() -> argparse.Namespace:
         args.large_items = 1000 if args.quick else 100_000
     if args.quiet_wait is None:
         args.quiet_wait = 0 if args.quick else 600
+    global PROFILE_TOP
+    PROFILE_TOP = args.profile_top
     if args.profile_rounds is None:
         args.profile_rounds = 10 if args.quick else 100
     return args
