@@ -14,7 +14,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -34,6 +33,7 @@ from .assignment import (
     submit_judgement,
     work_refusal,
 )
+from .counts import item_counts
 from .highlight import highlight_segments, query_terms
 from .models import Judgement, Membership, Project, Task
 from .permissions import is_researcher
@@ -82,15 +82,13 @@ def task_view(project: Project, task: Task, answer: dict | None = None) -> dict:
 
 def project_progress(project: Project, annotator) -> dict:
     """The numbers an annotator sees: items complete in the project, and their own count."""
-    items = project.tasks.filter(kind=Task.Kind.ITEM).aggregate(
-        total=Count("id"), complete=Count("id", filter=Q(completed=True))
-    )
+    total, complete = item_counts(project.pk)
     # Qualification answers are not judgements, so this counts every task the annotator judged.
     mine = Judgement.objects.filter(project=project, annotator=annotator)
     return {
-        "items_total": items["total"],
-        "items_complete": items["complete"],
-        "percent": round(100 * items["complete"] / items["total"]) if items["total"] else 0,
+        "items_total": total,
+        "items_complete": complete,
+        "percent": round(100 * complete / total) if total else 0,
         "judged_by_me": mine.count(),
     }
 

@@ -163,6 +163,21 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
 }
 
+# The cache: Redis, shared by every web process, when REDIS_URL is set; otherwise this process's
+# memory (the embedded default runs one process). It holds sessions in front of the database and
+# the judging page's item counts (annotation.counts).
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "cranfield",
+        }
+    }
+    # Read sessions from the shared cache, write them through to the database. Only with a shared
+    # cache: a per-process one would keep a logged-out session alive in the other processes.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
 # Celery. Without REDIS_URL, tasks run in-process; with it, they go to Redis for separate workers.
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = None

@@ -95,3 +95,13 @@ def annotators(django_user_model):
 def fast_password_hashing(settings):
     """Tests create many users; the production hasher's deliberate slowness would dominate the suite."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Each test starts with an empty cache: row ids repeat across tests, cached counts must not."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
