@@ -320,11 +320,16 @@ def wait_for_ground_truth_jobs(project_id: int, limit: float = 120.0) -> None:
         time.sleep(0.5)
 
 
-def reset_project(project_id: int) -> None:
-    """Back to no judgements, no leases, no snapshots (TRUNCATE: the bench database holds nothing else)."""
+def reset_project(project_id: int, *, worker_running: bool = True) -> None:
+    """Back to no judgements, no leases, no snapshots (TRUNCATE: the bench database holds nothing else).
+
+    With the worker running, its last job is let finish first; once it is stopped, a run it left
+    queued never will, and nothing can deadlock with the TRUNCATE.
+    """
     from django.db import connection
 
-    wait_for_ground_truth_jobs(project_id)
+    if worker_running:
+        wait_for_ground_truth_jobs(project_id)
 
     from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
     from evaluation.models import GroundTruthRun, GroundTruthSnapshot, SnapshotLabel
@@ -1110,7 +1115,7 @@ def run_load(
                     return found
 
                 for index, scenario in enumerate(args.scenarios):
-                    reset_project(project_id)
+                    reset_project(project_id, worker_running=worker is not None)
                     already = advance_campaign(project_id, args.start_judged) if args.start_judged else 0
                     if args.quiet_wait:
                         busy = wait_for_quiet(args.quiet_wait, args.quiet_threshold)
@@ -1169,7 +1174,7 @@ def main() -> None:
         print(f"database migrated and seeded in {time.perf_counter() - started:.1f} s")
         correct = run_load(args, environment, workdir, project_id, users) if args.configs else True
         if args.profile_rounds:
-            reset_project(project_id)
+            reset_project(project_id, worker_running=False)  # run_load stopped it
             advance_campaign(project_id, 1 / 3)
             print_profile(f"{args.items:,} items, a third judged", project_id, users[0], args.profile_rounds)
             if args.large_items:
