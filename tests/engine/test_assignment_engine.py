@@ -263,8 +263,9 @@ def test_attention_results_separate_attentive_from_careless_raters(researcher, a
 
     def careless(task: Task) -> dict:
         value = 5 if task.kind == Task.Kind.DEGRADED else 1 + task.pk % 5
-        if task.kind == Task.Kind.REPEAT:
-            value = 5 if value <= 2 else 1
+        if task.kind == Task.Kind.REPEAT:  # far from their own first rating, whatever the row ids
+            first = Judgement.objects.get(task=task.source_task, annotator=annotators[1])
+            value = 5 if first.answer["scores"]["quality"] <= 3 else 1
         return {"scores": {"quality": value, "coherence": value}}
 
     for annotator, rate in ((annotators[0], attentive), (annotators[1], careless)):
