@@ -119,18 +119,18 @@ def release_expired_assignments(project: Project) -> int:
     return released
 
 
-def live_assignment(project: Project, annotator) -> Assignment | None:
-    """The annotator's unexpired, unsubmitted lease in this project, if any."""
-    return (
-        Assignment.objects.select_related("task__topic", "task__document", "task__document_b")
-        .filter(
-            annotator=annotator,
-            status=Assignment.Status.ACTIVE,
-            task__project=project,
-            expires_at__gt=timezone.now(),
-        )
-        .first()
+def live_assignment(project: Project, annotator, *, with_task: bool = True) -> Assignment | None:
+    """The annotator's unexpired, unsubmitted lease in this project, if any (``with_task``: with its
+    task, topic and documents in the same query, as the judging page needs them)."""
+    leases = Assignment.objects.filter(
+        annotator=annotator,
+        status=Assignment.Status.ACTIVE,
+        task__project=project,
+        expires_at__gt=timezone.now(),
     )
+    if with_task:
+        leases = leases.select_related("task__topic", "task__document", "task__document_b")
+    return leases.first()
 
 
 def _lease(project: Project, task: Task, annotator) -> Assignment:
@@ -152,7 +152,9 @@ def _claim_item(project: Project, annotator) -> Assignment | None:
     ).exclude(assignments__annotator=annotator)
     for pause in CLAIM_BACKOFF_SECONDS:
         time.sleep(pause)
-        with transaction.atomic():
+        # No savepoint: claim_next_task's transaction holds the locks, and nothing here can fail
+        # but the database itself (the row was locked with a free slot; the annotator never had it).
+        with transaction.atomic(savepoint=False):
             task = (
                 open_for_annotator.select_for_update(skip_locked=True, of=("self",))
                 .order_by(*_serving_order(project))
@@ -211,7 +213,7 @@ def claim_next_task(project: Project, annotator, *, rng: random.Random | None = 
         # One claim at a time per annotator and project (a double click must not lease two tasks):
         # the membership row is theirs alone, so this lock never makes others wait.
         member = locked_membership(project, annotator)
-        current = live_assignment(project, annotator)
+        current = live_assignment(project, annotator, with_task=False)  # the page loads its own
         if current is not None:
             return current
         refusal = work_refusal(project, annotator, member)
