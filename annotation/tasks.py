@@ -54,7 +54,7 @@ def waiting_run(project_id: int) -> GroundTruthRun | None:
     )
 
 
-def request_ground_truth_run(project_id: int) -> RunRequest:
+def request_ground_truth_run(project_id: int, *, find_waiting: bool = True) -> RunRequest:
     """Queue a ground-truth run unless one is already waiting; either way, return that run.
 
     Debounce rule: the first request after a run has started flips ``ground_truth_pending`` with
@@ -72,8 +72,8 @@ def request_ground_truth_run(project_id: int) -> RunRequest:
         flipped = Project.objects.filter(pk=project_id, ground_truth_pending=False).update(
             ground_truth_pending=True
         )
-        if not flipped:
-            return RunRequest(waiting_run(project_id), queued=False)
+        if not flipped:  # a run is already waiting; a submission needs no more than that
+            return RunRequest(waiting_run(project_id) if find_waiting else None, queued=False)
         run = GroundTruthRun.objects.create(
             project_id=project_id, stage="queued: waiting for more judgements before it starts"
         )
@@ -84,7 +84,7 @@ def request_ground_truth_run(project_id: int) -> RunRequest:
 
 def request_ground_truth(project_id: int) -> bool:
     """Queue a ground-truth run unless one is already waiting; True if this call queued it."""
-    return request_ground_truth_run(project_id).queued
+    return request_ground_truth_run(project_id, find_waiting=False).queued
 
 
 def send_run(run: GroundTruthRun) -> bool:
