@@ -24,7 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from .counts import forget_item_counts
+from .counts import forget_item_counts, has_qualification_items
 from .models import Assignment, Judgement, JudgementRevision, Membership, Project, Task
 from .task_types import AnswerError, answers_agree, describe_answer, validate_answer
 
@@ -54,7 +54,8 @@ class Submission:
 
 
 def membership(project: Project, annotator) -> Membership | None:
-    return Membership.objects.filter(project=project, annotator=annotator).first()
+    # order_by("pk"): the default ordering would join the project and user tables for nothing.
+    return Membership.objects.filter(project=project, annotator=annotator).order_by("pk").first()
 
 
 def locked_membership(project: Project, annotator) -> Membership | None:
@@ -73,7 +74,8 @@ def locked_membership(project: Project, annotator) -> Membership | None:
 
 
 def needs_qualification(project: Project) -> bool:
-    return project.tasks.filter(kind=Task.Kind.QUALIFICATION).exists()
+    """Does the project have a qualification test? (Cached: asked on every claim and submission.)"""
+    return has_qualification_items(project.pk)
 
 
 def work_refusal(project: Project, annotator, member: Membership | None = None) -> str | None:

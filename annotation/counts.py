@@ -1,9 +1,10 @@
-"""A project's item counts for the judging page and the queue, cached between changes.
+"""Facts about a project's tasks that every annotator request needs, cached between changes.
 
-Counting a project's items is a scan of its tasks (2 ms at 2,000 items, far more at 100,000), and
-every judging page shows the counts. They change only when a judgement completes an item or an
-import adds items; both forget the cached figures after they commit. The timeout bounds anything
-else (an edit in the admin).
+Item counts: counting a project's items is a scan of its tasks (2 ms at 2,000 items, far more at
+100,000), and every judging page shows them. Whether it has a qualification test: asked by every
+claim and submission. Counts change only when a judgement completes an item or an import adds
+items; qualification items only come by import. Both forget the cached facts after they commit; the
+timeout bounds anything else (an edit in the admin).
 """
 
 from __future__ import annotations
@@ -33,6 +34,16 @@ def item_counts(project_id: int) -> tuple[int, int]:
     return tuple(counts)
 
 
+def has_qualification_items(project_id: int) -> bool:
+    key = f"project-has-qualification:{project_id}"
+    found = cache.get(key)
+    if found is None:
+        found = Task.objects.filter(project_id=project_id, kind=Task.Kind.QUALIFICATION).exists()
+        cache.set(key, found, ITEM_COUNTS_SECONDS)
+    return found
+
+
 def forget_item_counts(project_id: int) -> None:
-    """Drop the cached counts once the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: cache.delete(_key(project_id)))
+    """Drop the cached facts once the current transaction commits (at once outside one)."""
+    keys = [_key(project_id), f"project-has-qualification:{project_id}"]
+    transaction.on_commit(lambda: cache.delete_many(keys))

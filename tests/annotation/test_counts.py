@@ -43,3 +43,20 @@ def test_cached_counts_are_served_without_a_query(researcher, annotators, django
     expected = item_counts(project.pk)
     with django_assert_num_queries(0):
         assert item_counts(project.pk) == expected
+
+
+def test_the_qualification_flag_follows_an_import_of_qualification_items(researcher, annotators):
+    from annotation.assignment import work_refusal
+    from annotation.counts import has_qualification_items
+
+    project = make_project(researcher, annotators, k=1)
+    assert has_qualification_items(project.pk) is False
+    assert work_refusal(project, annotators[0]) is None
+    import_collection(
+        project,
+        topics=[],
+        documents=[{"id": "q1", "text": "a qualification question"}],
+        qualification=[{"topic": "401", "document": "q1", "answer": {"label": 1}}],
+    )
+    assert has_qualification_items(project.pk) is True
+    assert "qualification" in work_refusal(project, annotators[0])
