@@ -24,7 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from .counts import forget_item_counts, has_qualification_items
+from .counts import forget_task_facts, has_qualification_items
 from .models import Assignment, Judgement, JudgementRevision, Membership, Project, Task
 from .task_types import AnswerError, answers_agree, describe_answer, validate_answer
 
@@ -340,7 +340,7 @@ def submit_judgement(assignment_id: int, annotator, answer: dict | int) -> Submi
             _lock_task_row(task)
             if task.judgements.count() >= task.required_judgements:
                 Task.objects.filter(pk=task.pk).update(completed=True)
-                forget_item_counts(task.project_id)
+                forget_task_facts(task.project_id)
         feedback = None
         if task.kind == Task.Kind.GOLD and project.gold_feedback:
             feedback = gold_feedback_text(project, task, cleaned)

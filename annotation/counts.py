@@ -18,32 +18,35 @@ from .models import Task
 ITEM_COUNTS_SECONDS = 30
 
 
-def _key(project_id: int) -> str:
+def _counts_key(project_id: int) -> str:
     return f"project-item-counts:{project_id}"
+
+
+def _qualification_key(project_id: int) -> str:
+    return f"project-has-qualification:{project_id}"
 
 
 def item_counts(project_id: int) -> tuple[int, int]:
     """(items, items complete) of the project, from the cache when it has them."""
-    counts = cache.get(_key(project_id))
+    counts = cache.get(_counts_key(project_id))
     if counts is None:
         found = Task.objects.filter(project_id=project_id, kind=Task.Kind.ITEM).aggregate(
             total=Count("id"), complete=Count("id", filter=Q(completed=True))
         )
         counts = (found["total"], found["complete"])
-        cache.set(_key(project_id), counts, ITEM_COUNTS_SECONDS)
+        cache.set(_counts_key(project_id), counts, ITEM_COUNTS_SECONDS)
     return tuple(counts)
 
 
 def has_qualification_items(project_id: int) -> bool:
-    key = f"project-has-qualification:{project_id}"
-    found = cache.get(key)
+    found = cache.get(_qualification_key(project_id))
     if found is None:
         found = Task.objects.filter(project_id=project_id, kind=Task.Kind.QUALIFICATION).exists()
-        cache.set(key, found, ITEM_COUNTS_SECONDS)
+        cache.set(_qualification_key(project_id), found, ITEM_COUNTS_SECONDS)
     return found
 
 
-def forget_item_counts(project_id: int) -> None:
+def forget_task_facts(project_id: int) -> None:
     """Drop the cached facts once the current transaction commits (at once outside one)."""
-    keys = [_key(project_id), f"project-has-qualification:{project_id}"]
+    keys = [_counts_key(project_id), _qualification_key(project_id)]
     transaction.on_commit(lambda: cache.delete_many(keys))

@@ -19,7 +19,7 @@ from evaluation.models import Run, RunEntry
 from evaluation.pooling import depth_k_pool
 
 from .checks import degrade_text
-from .counts import forget_item_counts
+from .counts import forget_task_facts
 from .models import Document, Project, Task, Topic
 from .task_types import AnswerError, validate_answer
 
@@ -237,7 +237,7 @@ def import_collection(
         checks[kind] = Task.objects.bulk_create(rows)
 
     attention = add_attention_checks(project, to_create + explicit, random.Random(seed))
-    forget_item_counts(project.pk)
+    forget_task_facts(project.pk)
     return ImportSummary(
         topics_created=len(new_topics),
         documents_created=len(new_documents),

@@ -920,11 +920,8 @@ def short(sql: str, length: int = 130) -> str:
     return text if len(text) <= length else text[: length - 1] + "…"
 
 
-# Set by --profile-top: how many functions to list by own time after the profile (0: none).
-PROFILE_TOP = 0
-
-
-def print_profile(title: str, project_id: int, username: str, rounds: int) -> None:
+def print_profile(title: str, project_id: int, username: str, rounds: int, top: int = 0) -> None:
+    """Profile the three requests in-process; ``top``: also list that many functions by own time."""
     samples = profile_requests(project_id, username, rounds)
     print(f"\n### Profile: {title} (in-process, {rounds} rounds; wall times are medians)\n")
     print(
@@ -985,9 +982,9 @@ def print_profile(title: str, project_id: int, username: str, rounds: int) -> No
         f"instructions {markdown_time / handler:.0%}, the rest (middleware, sessions, messages, ORM) "
         f"{1 - (sql + commit + pages + markdown_time) / handler:.0%}"
     )
-    if PROFILE_TOP:
-        print(f"\nThe {PROFILE_TOP} functions with the most own time:")
-        stats.sort_stats("tottime").print_stats(PROFILE_TOP)
+    if top:
+        print(f"\nThe {top} functions with the most own time:")
+        stats.sort_stats("tottime").print_stats(top)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1036,8 +1033,6 @@ def parse_arguments() -> argparse.Namespace:
         args.large_items = 1000 if args.quick else 100_000
     if args.quiet_wait is None:
         args.quiet_wait = 0 if args.quick else 600
-    global PROFILE_TOP
-    PROFILE_TOP = args.profile_top
     if args.profile_rounds is None:
         args.profile_rounds = 10 if args.quick else 100
     return args
@@ -1176,12 +1171,13 @@ def main() -> None:
         if args.profile_rounds:
             reset_project(project_id, worker_running=False)  # run_load stopped it
             advance_campaign(project_id, 1 / 3)
-            print_profile(f"{args.items:,} items, a third judged", project_id, users[0], args.profile_rounds)
+            title = f"{args.items:,} items, a third judged"
+            print_profile(title, project_id, users[0], args.profile_rounds, args.profile_top)
             if args.large_items:
                 large = seed_project("Large", args.large_items, args.k, users, seed=1)
                 advance_campaign(large, 1 / 3)
                 title = f"{args.large_items:,} items, a third judged"
-                print_profile(title, large, users[0], args.profile_rounds)
+                print_profile(title, large, users[0], args.profile_rounds, args.profile_top)
         print(f"\ntotal {time.perf_counter() - started:.0f} s")
         if not correct:
             raise SystemExit("correctness check failed")
