@@ -26,7 +26,8 @@ from django.utils import timezone
 
 from .counts import forget_task_facts, has_qualification_items
 from .models import Assignment, Judgement, JudgementRevision, Membership, Project, Task
-from .task_types import AnswerError, answers_agree, describe_answer, validate_answer
+from .signals import announce_judgements_changed
+from .task_types import AnswerError
 
 # Pauses before each claim attempt. SKIP LOCKED hides rows that concurrent requests hold for a few
 # milliseconds (a claim, or a submission counting the task's judgements); near the end of a
@@ -99,26 +100,26 @@ def work_refusal(project: Project, annotator, member: Membership | None = None) 
 
 
 def release_expired_assignments(project: Project) -> int:
-    """Return the slots of expired leases to the pool; returns how many were released.
-
-    Each lease is flipped with a conditional UPDATE, so when two processes race only the one
-    whose UPDATE changed the row gives the slot back.
-    """
-    released = 0
-    now = timezone.now()
+    """Return the slots of expired leases to the pool; returns how many were released."""
     expired = Assignment.objects.filter(
-        task__project=project, status=Assignment.Status.ACTIVE, expires_at__lte=now
+        task__project=project, status=Assignment.Status.ACTIVE, expires_at__lte=timezone.now()
     ).values_list("pk", "task_id", "task__kind")
-    for assignment_id, task_id, kind in expired:
-        with transaction.atomic():
-            flipped = Assignment.objects.filter(pk=assignment_id, status=Assignment.Status.ACTIVE).update(
-                status=Assignment.Status.EXPIRED
-            )
-            if flipped == 1:
-                if kind == Task.Kind.ITEM:
-                    Task.objects.filter(pk=task_id).update(slots_taken=F("slots_taken") - 1)
-                released += 1
-    return released
+    return sum(release_lease(*lease, Assignment.Status.EXPIRED) for lease in expired)
+
+
+def release_lease(assignment_id: int, task_id: int, kind: str, status: str) -> bool:
+    """End a live lease with ``status`` and give its item slot back; False if it was no longer live.
+
+    The lease is flipped with a conditional UPDATE, so when two processes race (expiry, skip,
+    blocking) only the one whose UPDATE changed the row returns the slot.
+    """
+    with transaction.atomic():
+        flipped = Assignment.objects.filter(pk=assignment_id, status=Assignment.Status.ACTIVE).update(
+            status=status
+        )
+        if flipped and kind == Task.Kind.ITEM:
+            Task.objects.filter(pk=task_id).update(slots_taken=F("slots_taken") - 1)
+    return bool(flipped)
 
 
 def live_assignment(project: Project, annotator, *, with_task: bool = True) -> Assignment | None:
@@ -259,7 +260,7 @@ def _as_answer(answer: dict | int) -> dict:
 
 def _validated(project: Project, answer: dict | int) -> dict:
     try:
-        return validate_answer(project.task_type, project.config, _as_answer(answer))
+        return project.type.validate_answer(project.config, _as_answer(answer))
     except AnswerError as error:
         raise AssignmentError(str(error)) from error
 
@@ -291,8 +292,8 @@ def _lock_task_row(task: Task) -> None:
 
 
 def gold_feedback_text(project: Project, task: Task, answer: dict) -> str:
-    expected = describe_answer(project.task_type, project.config, task.gold_answer)
-    verdict = "Correct" if answers_agree(project.task_type, task.gold_answer, answer) else "Not quite"
+    expected = project.type.describe_answer(project.config, task.gold_answer)
+    verdict = "Correct" if project.type.answers_agree(task.gold_answer, answer) else "Not quite"
     text = f"{verdict}: that was a check item; the expected answer is {expected}."
     if task.gold_explanation:
         text += f" {task.gold_explanation}"
@@ -341,6 +342,7 @@ def submit_judgement(assignment_id: int, annotator, answer: dict | int) -> Submi
             if task.judgements.count() >= task.required_judgements:
                 Task.objects.filter(pk=task.pk).update(completed=True)
                 forget_task_facts(task.project_id)
+        announce_judgements_changed(project.pk)
         feedback = None
         if task.kind == Task.Kind.GOLD and project.gold_feedback:
             feedback = gold_feedback_text(project, task, cleaned)
@@ -351,10 +353,7 @@ def skip_task(assignment_id: int, annotator) -> None:
     """Give up a leased task: its slot returns to the pool and this annotator is never served it again."""
     with transaction.atomic():
         assignment = _locked_lease(assignment_id, annotator)
-        assignment.status = Assignment.Status.SKIPPED
-        assignment.save(update_fields=["status"])
-        if assignment.task.kind == Task.Kind.ITEM:
-            Task.objects.filter(pk=assignment.task_id).update(slots_taken=F("slots_taken") - 1)
+        release_lease(assignment.pk, assignment.task_id, assignment.task.kind, Assignment.Status.SKIPPED)
 
 
 def last_judgement(project: Project, annotator) -> Judgement | None:
@@ -396,6 +395,7 @@ def correct_judgement(judgement_id: int, annotator, answer: dict | int) -> Judge
         JudgementRevision.objects.create(
             judgement=judgement, number=judgement.revision, label=judgement.label, answer=cleaned
         )
+        announce_judgements_changed(project.pk)
         return judgement
 
 
@@ -411,14 +411,9 @@ def block_annotator(project: Project, annotator, reason: str = "") -> int:
         live = Assignment.objects.filter(
             task__project=project, annotator=annotator, status=Assignment.Status.ACTIVE
         ).values_list("pk", "task_id", "task__kind")
-        released = 0
-        for assignment_id, task_id, kind in live:
-            if Assignment.objects.filter(pk=assignment_id, status=Assignment.Status.ACTIVE).update(
-                status=Assignment.Status.EXPIRED
-            ):
-                released += 1
-                if kind == Task.Kind.ITEM:
-                    Task.objects.filter(pk=task_id).update(slots_taken=F("slots_taken") - 1)
+        released = sum(release_lease(*lease, Assignment.Status.EXPIRED) for lease in live)
+        if project.exclude_blocked_from_ground_truth:
+            announce_judgements_changed(project.pk)
         return released
 
 
@@ -426,3 +421,5 @@ def unblock_annotator(project: Project, annotator) -> None:
     Membership.objects.filter(project=project, annotator=annotator).update(
         status=Membership.Status.ACTIVE, blocked_reason=""
     )
+    if project.exclude_blocked_from_ground_truth:
+        announce_judgements_changed(project.pk)

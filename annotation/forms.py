@@ -6,7 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from .models import Project
-from .task_types import AnswerError, validate_config
+from .task_types import AnswerError, task_type
 
 DEFAULT_LEVELS = "0: Not relevant\n1: Partly relevant\n2: Relevant\n3: Highly relevant"
 DEFAULT_DIMENSIONS = "quality, coherence, diversity, importance"
@@ -65,15 +65,7 @@ class ProjectForm(forms.ModelForm):
         project = self.instance
         if project.pk:
             config = project.config or {}
-            if project.task_type == Project.TaskType.GRADED_RELEVANCE:
-                self.initial["graded_levels"] = "\n".join(
-                    f"{lv['value']}: {lv['label']}" for lv in config["levels"]
-                )
-            if project.task_type == Project.TaskType.LIKERT:
-                self.initial["likert_dimensions"] = ", ".join(config["dimensions"])
-                self.initial["likert_low"], self.initial["likert_high"] = config["scale"]
-            if project.task_type == Project.TaskType.FREE_TEXT:
-                self.initial["max_words"] = config["max_words"]
+            self.initial.update(project.type.form_initial(config))
             self.initial["rationale_required"] = bool(config.get("rationale_required"))
             self.initial["annotator_usernames"] = ", ".join(
                 project.annotators.order_by("username").values_list("username", flat=True)
@@ -92,32 +84,24 @@ class ProjectForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
-        task_type = cleaned.get("task_type")
-        config: dict = {}
+        name = cleaned.get("task_type")
+        if not name:
+            return cleaned
+        kind = task_type(name)
+        # The configuration's errors go beside the form's fields for it, not to Project.clean()'s
+        # "config" (which this form has no field for).
+        self.instance.config_errors_shown = True
         try:
-            if task_type == Project.TaskType.GRADED_RELEVANCE:
-                config["levels"] = parse_levels(cleaned.get("graded_levels") or "")
-            elif task_type == Project.TaskType.LIKERT:
-                names = [d.strip() for d in (cleaned.get("likert_dimensions") or "").split(",") if d.strip()]
-                config["dimensions"] = names
-                config["scale"] = [cleaned.get("likert_low"), cleaned.get("likert_high")]
-            elif task_type == Project.TaskType.FREE_TEXT:
-                config["max_words"] = cleaned.get("max_words")
+            config = kind.config_from_form(cleaned)
         except forms.ValidationError as error:
-            self.add_error("graded_levels", error)
+            self.add_error(kind.config_field, error)
             return cleaned
         if cleaned.get("rationale_required"):
             config["rationale_required"] = True
-        if task_type:
-            try:
-                validate_config(task_type, config)
-            except AnswerError as error:
-                field = {
-                    Project.TaskType.GRADED_RELEVANCE: "graded_levels",
-                    Project.TaskType.LIKERT: "likert_dimensions",
-                    Project.TaskType.FREE_TEXT: "max_words",
-                }.get(task_type, "task_type")
-                self.add_error(field, str(error))
+        try:
+            kind.validate_config(config)
+        except AnswerError as error:
+            self.add_error(kind.config_field, str(error))
         self.instance.config = config
         return cleaned
 

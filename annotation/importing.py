@@ -1,29 +1,24 @@
-"""Import topics, documents and TREC runs into a project, pool the runs and create the micro-tasks.
+"""Import what is to be judged into a project: topics, documents, items, gold and qualification items.
 
-All or nothing: the caller runs this inside one transaction, and any ImportError leaves the
-project as it was.
+All or nothing: ``import_items`` runs in one transaction, and any ImportProblem leaves the project
+as it was. System runs are the evaluation app's (``evaluation.collection``): it passes the pool it
+made of them, and this module turns the pooled pairs into items without knowing where they came from.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from django.db import transaction
 from django.db.models import Max
 
-from evaluation.metrics.trec_io import TrecFormatError, read_run, trec_order
-from evaluation.models import Run, RunEntry
-from evaluation.pooling import depth_k_pool
-
 from .checks import degrade_text
 from .counts import forget_task_facts
 from .models import Document, Project, Task, Topic
-from .task_types import AnswerError, validate_answer
-
-RELEVANCE_TYPES = {Project.TaskType.BINARY_RELEVANCE, Project.TaskType.GRADED_RELEVANCE}
+from .task_types import AnswerError
 
 
 class ImportProblem(ValueError):
@@ -62,9 +57,9 @@ class GoldIn(ItemIn, total=False):
 class ImportSummary:
     topics_created: int
     documents_created: int
-    runs_created: int
     tasks_created: int
     tasks_total: int
+    runs_created: int = 0
     gold_created: int = 0
     qualification_created: int = 0
     attention_checks_created: int = 0
@@ -81,35 +76,22 @@ def _check_new_ids(kind: str, items: Sequence[dict], existing: set[str]) -> None
         seen.add(item_id)
 
 
-@transaction.atomic
-def import_collection(
-    project: Project,
-    *,
-    topics: Sequence[TopicIn],
-    documents: Sequence[DocumentIn],
-    runs: Sequence[str] = (),
-    pool_depth: int = 10,
-    items: Sequence[ItemIn] = (),
-    gold: Sequence[GoldIn] = (),
-    qualification: Sequence[GoldIn] = (),
-    seed: int | None = None,
-) -> ImportSummary:
-    """Create topics, documents and runs, the items to judge, and the quality-control items.
+@dataclass(frozen=True)
+class Catalogue:
+    """A project's topics and documents by their imported ids, after an import added its own."""
 
-    1. Topics and documents are created (ids new to the project, else an error naming the entry).
-    2. Each run is the text of a TREC run file (``qid Q0 docno rank score tag``). The pool is the
-       union of every run's top ``pool_depth`` documents per topic (trec_eval order); items already
-       in the project keep their judgements and move up if a new run ranks them higher.
-    3. ``items`` adds tasks directly (rating, free-text and pairwise projects, or relevance items
-       without runs), served in the order given after any existing ones.
-    4. ``gold`` and ``qualification`` entries are items with an expected ``answer`` (validated
-       against the project's task type) and an optional ``explanation`` shown as feedback.
-    5. Rating projects with an attention rate get attention checks for a share of the new items:
-       a repeat of the item, and a degraded copy of its output (words shuffled, half dropped).
-    """
+    topics: dict[str, Topic]
+    documents: dict[str, Document]
+    topics_created: int = 0
+    documents_created: int = 0
+
+
+def add_topics_and_documents(
+    project: Project, topics: Sequence[TopicIn], documents: Sequence[DocumentIn]
+) -> Catalogue:
+    """Create topics and documents (ids new to the project, else an ImportProblem naming the entry)."""
     _check_new_ids("topics", topics, set(project.topics.values_list("external_id", flat=True)))
     _check_new_ids("documents", documents, set(project.documents.values_list("external_id", flat=True)))
-
     new_topics = Topic.objects.bulk_create(
         Topic(project=project, external_id=t["id"], title=t["title"], description=t.get("description", ""))
         for t in topics
@@ -118,53 +100,32 @@ def import_collection(
         Document(project=project, external_id=d["id"], title=d.get("title", ""), text=d["text"])
         for d in documents
     )
-    topic_by_id = {t.external_id: t for t in project.topics.all()}
-    document_by_id = {d.external_id: d for d in project.documents.all()}
-    existing_tags = set(project.runs.values_list("tag", flat=True))
+    return Catalogue(
+        topics={t.external_id: t for t in project.topics.all()},
+        documents={d.external_id: d for d in project.documents.all()},
+        topics_created=len(new_topics),
+        documents_created=len(new_documents),
+    )
 
-    parsed_runs = []
-    for index, text in enumerate(runs):
-        field = f"runs[{index}]"
-        try:
-            run, tag = read_run(text.splitlines(), name=field)
-        except TrecFormatError as error:
-            raise ImportProblem(field, str(error)) from error
-        if not run:
-            raise ImportProblem(field, "the run has no lines")
-        if tag in existing_tags:
-            raise ImportProblem(field, f"a run tagged {tag!r} already exists in this project")
-        existing_tags.add(tag)
-        for topic_id, scores in run.items():
-            if topic_id not in topic_by_id:
-                raise ImportProblem(field, f"topic {topic_id!r} is not among the project's topics")
-            for docid in scores:
-                if docid not in document_by_id:
-                    raise ImportProblem(
-                        field, f"document {docid!r} (topic {topic_id!r}) is not among the project's documents"
-                    )
-        parsed_runs.append((tag, run))
 
-    for tag, run in parsed_runs:
-        run_row = Run.objects.create(project=project, tag=tag, pool_depth=pool_depth)
-        RunEntry.objects.bulk_create(
-            RunEntry(run=run_row, topic_id=topic_id, document_id=docid, rank=rank, score=scores[docid])
-            for topic_id, scores in run.items()
-            for rank, docid in enumerate(trec_order(scores), start=1)
-        )
+def add_pooled_items(project: Project, pool: dict[str, dict[str, int]], catalogue: Catalogue) -> list[Task]:
+    """Make every pooled ``{topic: {document: best rank}}`` pair an item to judge; returns the new ones.
 
-    if parsed_runs and project.task_type not in RELEVANCE_TYPES:
+    Items already in the project keep their judgements and move up if the pool ranks them higher,
+    so a pool extended later (more runs) adds only the new pairs.
+    """
+    if pool and not project.type.judged_for_topic:
         raise ImportProblem("runs", f"runs are pooled into relevance tasks, not {project.task_type} tasks")
-    pool = depth_k_pool((run for _, run in parsed_runs), pool_depth)
-    existing_tasks = {
+    existing = {
         (t.topic_id, t.document_id): t
         for t in Task.objects.filter(project=project, kind=Task.Kind.ITEM, document_b__isnull=True)
     }
     to_create, to_move_up = [], []
     for topic_id, ranked_docs in pool.items():
-        topic = topic_by_id[topic_id]
+        topic = catalogue.topics[topic_id]
         for docid, rank in ranked_docs.items():
-            document = document_by_id[docid]
-            task = existing_tasks.get((topic.pk, document.pk))
+            document = catalogue.documents[docid]
+            task = existing.get((topic.pk, document.pk))
             if task is None:
                 to_create.append(
                     Task(
@@ -180,13 +141,18 @@ def import_collection(
                 to_move_up.append(task)
     Task.objects.bulk_create(to_create)
     Task.objects.bulk_update(to_move_up, ["pool_rank"])
+    return to_create
 
-    resolve = _Resolver(project, topic_by_id, document_by_id)
+
+def add_listed_items(project: Project, items: Sequence[ItemIn], catalogue: Catalogue) -> list[Task]:
+    """Items given one by one (rating, free-text and pairwise projects, or relevance items without
+    runs), served in the order given after any existing ones."""
+    resolve = _Resolver(project, catalogue)
     next_rank = (project.tasks.aggregate(last=Max("pool_rank"))["last"] or 0) + 1
-    explicit = []
     taken = set(
         project.tasks.filter(kind=Task.Kind.ITEM).values_list("topic_id", "document_id", "document_b_id")
     )
+    explicit = []
     for index, entry in enumerate(items):
         topic, document, document_b = resolve.item(f"items[{index}]", entry)
         key = (topic.pk if topic else None, document.pk, document_b.pk if document_b else None)
@@ -203,49 +169,79 @@ def import_collection(
                 required_judgements=project.assignments_per_task,
             )
         )
-    Task.objects.bulk_create(explicit)
+    return Task.objects.bulk_create(explicit)
 
-    checks = {}
-    for field, entries, kind in (
-        ("gold", gold, Task.Kind.GOLD),
-        ("qualification", qualification, Task.Kind.QUALIFICATION),
-    ):
-        rows = []
-        for index, entry in enumerate(entries):
-            topic, document, document_b = resolve.item(f"{field}[{index}]", entry)
-            if (
-                kind == Task.Kind.GOLD
-                and (topic.pk if topic else None, document.pk, document_b.pk if document_b else None) in taken
-            ):
-                raise ImportProblem(
-                    f"{field}[{index}]",
-                    "this gold item is also an item to judge; annotators would see it twice",
-                )
-            rows.append(
-                Task(
-                    project=project,
-                    kind=kind,
-                    topic=topic,
-                    document=document,
-                    document_b=document_b,
-                    pool_rank=0,
-                    required_judgements=0,
-                    gold_answer=resolve.answer(f"{field}[{index}].answer", entry),
-                    gold_explanation=entry.get("explanation", ""),
-                )
+
+def add_known_answers(
+    project: Project, field: str, entries: Sequence[GoldIn], catalogue: Catalogue
+) -> list[Task]:
+    """Gold (``field`` "gold") or qualification items: items with an expected ``answer`` (validated
+    against the project's task type) and an optional ``explanation`` shown as feedback."""
+    resolve = _Resolver(project, catalogue)
+    kind = Task.Kind.GOLD if field == "gold" else Task.Kind.QUALIFICATION
+    judged = set(
+        project.tasks.filter(kind=Task.Kind.ITEM).values_list("topic_id", "document_id", "document_b_id")
+    )
+    rows = []
+    for index, entry in enumerate(entries):
+        topic, document, document_b = resolve.item(f"{field}[{index}]", entry)
+        key = (topic.pk if topic else None, document.pk, document_b.pk if document_b else None)
+        if kind == Task.Kind.GOLD and key in judged:
+            raise ImportProblem(
+                f"{field}[{index}]", "this gold item is also an item to judge; annotators would see it twice"
             )
-        checks[kind] = Task.objects.bulk_create(rows)
+        rows.append(
+            Task(
+                project=project,
+                kind=kind,
+                topic=topic,
+                document=document,
+                document_b=document_b,
+                pool_rank=0,
+                required_judgements=0,
+                gold_answer=resolve.answer(f"{field}[{index}].answer", entry),
+                gold_explanation=entry.get("explanation", ""),
+            )
+        )
+    return Task.objects.bulk_create(rows)
 
-    attention = add_attention_checks(project, to_create + explicit, random.Random(seed))
+
+def import_items(
+    project: Project,
+    *,
+    topics: Sequence[TopicIn] = (),
+    documents: Sequence[DocumentIn] = (),
+    pool: Callable[[Catalogue], dict[str, dict[str, int]]] | None = None,
+    items: Sequence[ItemIn] = (),
+    gold: Sequence[GoldIn] = (),
+    qualification: Sequence[GoldIn] = (),
+    seed: int | None = None,
+) -> ImportSummary:
+    """Create topics, documents, the items to judge and the quality-control items; all or nothing.
+
+    1. Topics and documents are created (``add_topics_and_documents``).
+    2. ``pool``, if given, is called with the project's topics and documents and returns the pool
+       (``{topic: {document: best rank}}``) whose pairs become items (``add_pooled_items``); the
+       evaluation app passes one that reads and stores system runs.
+    3. ``items`` adds items one by one; ``gold`` and ``qualification`` add items with known answers.
+    4. Rating projects with an attention rate get attention checks for a share of the new items:
+       a repeat of the item, and a degraded copy of its output (words shuffled, half dropped).
+    """
+    with transaction.atomic():
+        catalogue = add_topics_and_documents(project, topics, documents)
+        pooled = add_pooled_items(project, pool(catalogue), catalogue) if pool else []
+        listed = add_listed_items(project, items, catalogue)
+        gold_items = add_known_answers(project, "gold", gold, catalogue)
+        qualification_items = add_known_answers(project, "qualification", qualification, catalogue)
+        attention = add_attention_checks(project, pooled + listed, random.Random(seed))
     forget_task_facts(project.pk)
     return ImportSummary(
-        topics_created=len(new_topics),
-        documents_created=len(new_documents),
-        runs_created=len(parsed_runs),
-        tasks_created=len(to_create) + len(explicit),
+        topics_created=catalogue.topics_created,
+        documents_created=catalogue.documents_created,
+        tasks_created=len(pooled) + len(listed),
         tasks_total=project.tasks.filter(kind=Task.Kind.ITEM).count(),
-        gold_created=len(checks[Task.Kind.GOLD]),
-        qualification_created=len(checks[Task.Kind.QUALIFICATION]),
+        gold_created=len(gold_items),
+        qualification_created=len(qualification_items),
         attention_checks_created=attention,
     )
 
@@ -253,10 +249,10 @@ def import_collection(
 class _Resolver:
     """Turns the ids of an import entry into rows, raising ImportProblem naming the entry's field."""
 
-    def __init__(self, project: Project, topics: dict[str, Topic], documents: dict[str, Document]) -> None:
+    def __init__(self, project: Project, catalogue: Catalogue) -> None:
         self.project = project
-        self.topics = topics
-        self.documents = documents
+        self.topics = catalogue.topics
+        self.documents = catalogue.documents
 
     def _document(self, field: str, doc_id: str | None) -> Document:
         if doc_id not in self.documents:
@@ -264,18 +260,17 @@ class _Resolver:
         return self.documents[doc_id]
 
     def item(self, field: str, entry: ItemIn) -> tuple[Topic | None, Document, Document | None]:
-        task_type = self.project.task_type
         topic_id = entry.get("topic")
         topic = None
         if topic_id:
             if topic_id not in self.topics:
                 raise ImportProblem(f"{field}.topic", f"topic {topic_id!r} is not among the project's topics")
             topic = self.topics[topic_id]
-        elif task_type in RELEVANCE_TYPES:
+        elif self.project.type.judged_for_topic:
             raise ImportProblem(f"{field}.topic", "relevance is judged for a topic: give its id")
         document = self._document(f"{field}.document", entry.get("document"))
         document_b = None
-        if task_type == Project.TaskType.PAIRWISE:
+        if self.project.type.compares_two:
             if not entry.get("document_b"):
                 raise ImportProblem(f"{field}.document_b", "a pairwise item compares two documents")
             document_b = self._document(f"{field}.document_b", entry["document_b"])
@@ -286,14 +281,11 @@ class _Resolver:
         return topic, document, document_b
 
     def answer(self, field: str, entry: GoldIn) -> dict[str, Any]:
-        if self.project.task_type == Project.TaskType.FREE_TEXT:
+        if self.project.type.is_free_text:
             raise ImportProblem(field, "free-text tasks have no single right answer to check against")
         try:
-            return validate_answer(
-                self.project.task_type,
-                self.project.config,
-                entry.get("answer") or {},
-                require_rationale=False,
+            return self.project.type.validate_answer(
+                self.project.config, entry.get("answer") or {}, require_rationale=False
             )
         except AnswerError as error:
             raise ImportProblem(field, str(error)) from error

@@ -11,10 +11,13 @@ import random
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+
+from . import task_types
 
 # A share: a probability or a rate between 0 and 1.
 SHARE = [MinValueValidator(0.0), MaxValueValidator(1.0)]
@@ -105,7 +108,7 @@ class Project(models.Model):
     )
     active = models.BooleanField(default=True)
     # Set when a ground-truth run is queued and cleared when it starts: submissions arriving in
-    # between ride on that run instead of queueing their own (see annotation.tasks).
+    # between ride on that run instead of queueing their own (see evaluation.ground_truth.jobs).
     ground_truth_pending = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -151,17 +154,30 @@ class Project(models.Model):
     )
 
     @property
+    def type(self) -> task_types.TaskType:
+        """What this project asks (``annotation.task_types``): every rule that differs by type."""
+        return task_types.task_type(self.task_type)
+
+    @property
     def is_rating(self) -> bool:
-        return self.task_type == self.TaskType.LIKERT
+        """Answers are scores per dimension (summarised, not voted on)."""
+        return self.type.is_rating
 
     @property
     def has_labels(self) -> bool:
         """Answers are one categorical label each (so majority vote, kappas and qrels apply)."""
-        return self.task_type in {
-            self.TaskType.BINARY_RELEVANCE,
-            self.TaskType.GRADED_RELEVANCE,
-            self.TaskType.PAIRWISE,
-        }
+        return self.type.has_labels
+
+    def clean(self) -> None:
+        """The task type and its configuration fit together (the admin, the form and the API all
+        check this, so nothing can save a project whose judging page would break)."""
+        super().clean()
+        if getattr(self, "config_errors_shown", False):  # the project form put them beside its fields
+            return
+        try:
+            self.type.validate_config(self.config)
+        except task_types.AnswerError as error:
+            raise ValidationError({"config": str(error)}) from error
 
 
 class Membership(models.Model):

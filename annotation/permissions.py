@@ -18,3 +18,15 @@ class IsResearcher(BasePermission):
 
     def has_permission(self, request, view) -> bool:
         return is_researcher(request.user)
+
+
+def owned_project(user, project_id: int):
+    """The project if ``user`` owns it; Http404 otherwise, with no hint that it exists.
+
+    The one ownership rule of every researcher page and API endpoint.
+    """
+    from django.shortcuts import get_object_or_404
+
+    from .models import Project
+
+    return get_object_or_404(Project, pk=project_id, owner=user)

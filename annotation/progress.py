@@ -1,4 +1,6 @@
-"""Live progress of a project: throughput, time per judgement and the work left (pure; no Django)."""
+"""Live progress of a project: throughput, time per judgement and the work left.
+
+``summarise_progress`` is pure arithmetic on plain values; ``project_progress_figures`` reads them."""
 
 from __future__ import annotations
 
@@ -6,6 +8,11 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
+
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
+
+from .models import Judgement, Project, Task
 
 RECENT = timedelta(hours=1)
 
@@ -67,3 +74,25 @@ def summarise_progress(
         hours_to_finish=(remaining / rate) if rate else (0.0 if remaining == 0 else None),
         annotator_hours_remaining=(remaining * median / 3600) if median is not None else None,
     )
+
+
+def project_progress_figures(project: Project) -> dict:
+    """The project page's live numbers: items, judgements, rates and the forecast (``summarise_progress``)."""
+    items = project.tasks.filter(kind=Task.Kind.ITEM).aggregate(
+        total=Count("id"), complete=Count("id", filter=Q(completed=True)), needed=Sum("required_judgements")
+    )
+    judgements = Judgement.objects.filter(task__project=project, task__kind=Task.Kind.ITEM)
+    times, seconds = [], []
+    for created_at, spent in judgements.values_list("created_at", "seconds_spent").iterator():
+        times.append(created_at)
+        if spent is not None:
+            seconds.append(spent)
+    progress = summarise_progress(
+        items_total=items["total"],
+        items_complete=items["complete"],
+        judgements_needed=items["needed"] or 0,
+        judgement_times=times,
+        seconds_spent=seconds,
+        now=timezone.now(),
+    )
+    return progress.as_dict()

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from .assignment import locked_membership
 from .models import Project, QualificationAttempt, Task
-from .task_types import AnswerError, answer_from_form, answers_agree, validate_answer
+from .task_types import AnswerError
 
 
 class QualificationError(Exception):
@@ -71,12 +71,12 @@ def grade_qualification(project: Project, annotator, form: Mapping[str, str]) ->
         answers, correct = {}, 0
         for number, task in enumerate(tasks, start=1):
             try:
-                raw = answer_from_form(project.task_type, project.config, PrefixedForm(form, f"q{task.pk}-"))
-                answer = validate_answer(project.task_type, project.config, raw, require_rationale=False)
+                raw = project.type.parse_form(project.config, PrefixedForm(form, f"q{task.pk}-"))
+                answer = project.type.validate_answer(project.config, raw, require_rationale=False)
             except AnswerError as error:
                 raise QualificationError(f"Question {number}: {error}") from error
             answers[str(task.pk)] = answer
-            correct += answers_agree(project.task_type, task.gold_answer, answer)
+            correct += project.type.answers_agree(task.gold_answer, answer)
         passed = correct / len(tasks) >= project.qualification_pass_rate
         attempt = QualificationAttempt.objects.create(
             project=project,

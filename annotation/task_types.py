@@ -1,8 +1,11 @@
-"""Task types configured per project, and the one validator of an answer per type (pure; no Django).
+"""Task types: what annotators are asked, one class per type in one registry (pure; no Django).
 
-A project's ``config`` (a dict, stored as JSON) says what is asked; ``validate_answer`` checks an
-annotator's answer against it and returns it normalised. Views and API must both call this, so a
-rule lives in one place.
+A project's ``task_type`` names one of ``TASK_TYPES``; its ``config`` (a dict, stored as JSON) says
+what exactly is asked. Everything that differs between types lives on the type — the
+configuration check, the answer check, the keys, the answer form's template, what is aggregated
+and what counts as agreement — so the rest of the code asks ``project.type`` instead of comparing
+strings, and adding a type means one class here and one template under
+``templates/annotation/answers/``.
 
 Types and their config / answer:
 - ``binary_relevance``: no config; answer ``{"label": 0|1}``.
@@ -18,9 +21,11 @@ Any type may set ``"rationale_required": true``; the answer then needs a non-emp
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
-TASK_TYPES = ("binary_relevance", "graded_relevance", "likert", "free_text", "pairwise")
+# Likert gold answers match when every dimension is within this many scale points.
+LIKERT_GOLD_TOLERANCE = 1
 
 
 class AnswerError(ValueError):
@@ -33,12 +38,235 @@ def _integer(value: Any, field: str) -> int:
     return value
 
 
-def validate_config(task_type: str, config: dict[str, Any]) -> dict[str, Any]:
-    """Check a project's task configuration; return it unchanged or raise AnswerError naming the field."""
-    if task_type not in TASK_TYPES:
-        known = ", ".join(TASK_TYPES)
-        raise AnswerError(f"field 'task_type': unknown task type {task_type!r}; one of {known}")
-    if task_type == "graded_relevance":
+def _form_number(form: Mapping[str, str], field: str) -> int:
+    raw = (form.get(field) or "").strip()
+    if not raw:
+        raise AnswerError(f"field '{field}': choose an answer")
+    try:
+        return int(raw)
+    except ValueError as error:
+        raise AnswerError(f"field '{field}': expected a whole number, got {raw!r}") from error
+
+
+def digit_keys(values: list[int]) -> list[str]:
+    """One digit key per value; "" for a value without one (reached with the arrow keys).
+
+    A value that is itself a digit is its own key (press 0-3 on a 0-3 scale). A 1-10 scale keys 10
+    as 0. Any other scale is keyed by position, 1-9 then 0 for the tenth; the rest get no key.
+    """
+    if all(0 <= value <= 9 for value in values):
+        return [str(value) for value in values]
+    if values == list(range(1, 11)):
+        return [str(value % 10) for value in values]
+    return [str((position + 1) % 10) if position < 10 else "" for position in range(len(values))]
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: int
+    text: str
+    key: str
+    checked: bool = False
+
+
+@dataclass(frozen=True)
+class Dimension:
+    name: str
+    choices: list[Choice]
+
+
+@dataclass(frozen=True)
+class AnswerWidget:
+    """Everything a type's answer template needs: label choices, Likert dimensions or a text box."""
+
+    template: str
+    legend: str
+    choices: list[Choice] = field(default_factory=list)
+    dimensions: list[Dimension] = field(default_factory=list)
+    text: str = ""
+    max_words: int | None = None
+    rationale_required: bool = False
+    rationale: str = ""
+
+
+class TaskType:
+    """What every task type answers; subclasses fill in what differs."""
+
+    name: ClassVar[str]
+    legend: ClassVar[str]  # the question above the answer controls
+    template: ClassVar[str]  # the answer form's fragment
+    # Relevance is judged for a topic, and only relevance items come from pooled system runs.
+    judged_for_topic: ClassVar[bool] = False
+    # Answers carry an integer ``label``: voted on, written as qrels, compared by kappa.
+    has_labels: ClassVar[bool] = False
+    # Answers carry ``scores`` per dimension: summarised by mean and median, attention-checked.
+    is_rating: ClassVar[bool] = False
+    # Items show two outputs side by side.
+    compares_two: ClassVar[bool] = False
+    # Answers are texts: nothing to aggregate, and no single right answer for gold items.
+    is_free_text: ClassVar[bool] = False
+    # The project form's field that holds this type's configuration (where its errors go).
+    config_field: ClassVar[str] = "task_type"
+
+    def check_config(self, config: dict[str, Any]) -> None:
+        """Raise AnswerError naming the field if ``config`` does not fit this type."""
+
+    def clean_answer(self, config: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        """The type-specific part of an answer, checked and normalised."""
+        raise NotImplementedError
+
+    def answer_from_form(self, config: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
+        """The type-specific fields of a submitted form, for ``validate_answer``."""
+        raise NotImplementedError
+
+    def answers_agree(self, expected: dict[str, Any], given: dict[str, Any]) -> bool:
+        """Does an answer match a gold answer?"""
+        return False
+
+    def describe_answer(self, config: dict[str, Any], answer: dict[str, Any]) -> str:
+        """A short human description of an answer, e.g. "relevant" or "quality 4, coherence 3"."""
+        raise NotImplementedError
+
+    def label_names(self, config: dict[str, Any]) -> dict[int, str]:
+        """What each label value is called on pages and in feedback ({} for types without labels)."""
+        return {}
+
+    def widget_fields(self, config: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        """The answer widget's type-specific fields, pre-filled with ``answer``."""
+        raise NotImplementedError
+
+    def config_from_form(self, cleaned: Mapping[str, Any]) -> dict[str, Any]:
+        """The configuration from the project form's cleaned fields (``config_field`` and friends)."""
+        return {}
+
+    def form_initial(self, config: dict[str, Any]) -> dict[str, Any]:
+        """The project form's fields for an existing configuration (the inverse of ``config_from_form``)."""
+        return {}
+
+    # -- shared by every type ---------------------------------------------------------------------
+
+    def validate_config(self, config: Any) -> dict[str, Any]:
+        """Check a project's configuration; return it unchanged or raise AnswerError naming the field."""
+        if not isinstance(config, dict):
+            raise AnswerError("field 'config': an object such as {} or {\"max_words\": 50}")
+        self.check_config(config)
+        return config
+
+    def validate_answer(
+        self, config: dict[str, Any], answer: Any, *, require_rationale: bool = True
+    ) -> dict[str, Any]:
+        """Check an annotator's answer against this type and its config; return it normalised.
+
+        Raises AnswerError whose message names the offending field and says what is allowed.
+        ``require_rationale=False`` checks an expected (gold) answer, which needs no rationale.
+        """
+        self.validate_config(config)
+        if not isinstance(answer, dict):
+            raise AnswerError("field 'answer': an object such as {\"label\": 1}")
+        cleaned = self.clean_answer(config, answer)
+        rationale = answer.get("rationale", "")
+        if not isinstance(rationale, str):
+            raise AnswerError("field 'rationale': text")
+        if require_rationale and config.get("rationale_required") and not rationale.strip():
+            raise AnswerError("field 'rationale': a rationale is required for this project")
+        if rationale.strip():
+            cleaned["rationale"] = rationale.strip()
+        return cleaned
+
+    def parse_form(self, config: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
+        """Turn submitted form fields into an answer for ``validate_answer``.
+
+        Fields: ``label``; ``scores.<dimension>`` for Likert; ``text``; ``rationale`` for every type.
+        Unparseable numbers raise AnswerError naming the field.
+        """
+        answer = self.answer_from_form(config, form)
+        if form.get("rationale"):
+            answer["rationale"] = form.get("rationale", "")
+        return answer
+
+    def widget(self, config: dict[str, Any], answer: dict[str, Any] | None = None) -> AnswerWidget:
+        """The answer widget for this config, pre-filled with ``answer`` when correcting one."""
+        answer = answer or {}
+        return AnswerWidget(
+            template=self.template,
+            legend=self.legend,
+            rationale_required=bool(config.get("rationale_required")),
+            rationale=answer.get("rationale", ""),
+            **self.widget_fields(config, answer),
+        )
+
+
+class LabelTaskType(TaskType):
+    """Types whose answer is one integer label chosen from a few."""
+
+    template = "annotation/answers/choices.html"
+    has_labels = True
+
+    def label_values(self, config: dict[str, Any]) -> list[int]:
+        """The labels in the order the page lists them."""
+        return list(self.label_names(config))
+
+    def label_keys(self, values: list[int]) -> list[str]:
+        return digit_keys(values)
+
+    def choice_text(self, name: str) -> str:
+        return name.capitalize()
+
+    def clean_answer(self, config: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        label = _integer(answer.get("label"), "label")
+        allowed = list(self.label_names(config))
+        if label not in allowed:
+            if sorted(allowed) == [0, 1]:
+                raise AnswerError(f"field 'label': 0 or 1, not {label}")
+            raise AnswerError(f"field 'label': one of {allowed}, not {label}")
+        return {"label": label}
+
+    def answer_from_form(self, config: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
+        return {"label": _form_number(form, "label")}
+
+    def answers_agree(self, expected: dict[str, Any], given: dict[str, Any]) -> bool:
+        return expected.get("label") == given.get("label")
+
+    def describe_answer(self, config: dict[str, Any], answer: dict[str, Any]) -> str:
+        label = answer.get("label")
+        return f"“{self.label_names(config).get(label, label)}”"  # type: ignore[arg-type]
+
+    def classes(self, config: dict[str, Any]) -> list[int]:
+        """Every label the project can give, whether or not anyone gave it (agreement's categories)."""
+        return sorted(self.label_names(config))
+
+    def widget_fields(self, config: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        names = self.label_names(config)
+        values = self.label_values(config)
+        keys = self.label_keys(values)
+        choices = [
+            Choice(value, self.choice_text(names[value]), key, answer.get("label") == value)
+            for value, key in zip(values, keys, strict=True)
+        ]
+        return {"choices": choices}
+
+
+class BinaryRelevance(LabelTaskType):
+    name = "binary_relevance"
+    legend = "Is this document relevant to the topic?"
+    judged_for_topic = True
+
+    def label_names(self, config: dict[str, Any]) -> dict[int, str]:
+        return {1: "relevant", 0: "not relevant"}
+
+    def label_keys(self, values: list[int]) -> list[str]:
+        return ["r" if value == 1 else "n" for value in values]
+
+
+class GradedRelevance(LabelTaskType):
+    name = "graded_relevance"
+    legend = "How relevant is this document to the topic?"
+    judged_for_topic = True
+    config_field = "graded_levels"
+    # Graded labels are ordered: weighted kappa and ordinal alpha apply on the whole scale.
+    ordered = True
+
+    def check_config(self, config: dict[str, Any]) -> None:
         levels = config.get("levels")
         if not isinstance(levels, list) or len(levels) < 2:
             raise AnswerError("field 'levels': at least two levels, each {'value': int, 'label': str}")
@@ -47,7 +275,42 @@ def validate_config(task_type: str, config: dict[str, Any]) -> dict[str, Any]:
         values = [_integer(level.get("value"), f"levels[{i}].value") for i, level in enumerate(levels)]
         if len(set(values)) != len(values):
             raise AnswerError("field 'levels': level values must differ")
-    elif task_type == "likert":
+
+    def label_names(self, config: dict[str, Any]) -> dict[int, str]:
+        return {level["value"]: str(level.get("label", level["value"])) for level in config["levels"]}
+
+    def choice_text(self, name: str) -> str:
+        return name
+
+    def config_from_form(self, cleaned: Mapping[str, Any]) -> dict[str, Any]:
+        from .forms import parse_levels  # the form's own text format; forms imports this module
+
+        return {"levels": parse_levels(cleaned.get("graded_levels") or "")}
+
+    def form_initial(self, config: dict[str, Any]) -> dict[str, Any]:
+        return {"graded_levels": "\n".join(f"{lv['value']}: {lv['label']}" for lv in config["levels"])}
+
+
+class Pairwise(LabelTaskType):
+    name = "pairwise"
+    legend = "Which output is better?"
+    compares_two = True
+
+    def label_names(self, config: dict[str, Any]) -> dict[int, str]:
+        return {0: "the first output is better", 1: "the second output is better"}
+
+    def label_keys(self, values: list[int]) -> list[str]:
+        return ["a" if value == 0 else "b" for value in values]
+
+
+class Likert(TaskType):
+    name = "likert"
+    legend = "Rate the output"
+    template = "annotation/answers/likert.html"
+    is_rating = True
+    config_field = "likert_dimensions"
+
+    def check_config(self, config: dict[str, Any]) -> None:
         dimensions = config.get("dimensions")
         if (
             not isinstance(dimensions, list)
@@ -63,35 +326,8 @@ def validate_config(task_type: str, config: dict[str, Any]) -> dict[str, Any]:
         low, high = _integer(scale[0], "scale[0]"), _integer(scale[1], "scale[1]")
         if low >= high:
             raise AnswerError("field 'scale': lowest must be below highest")
-    elif task_type == "free_text" and _integer(config.get("max_words"), "max_words") < 1:
-        raise AnswerError("field 'max_words': at least 1")
-    return config
 
-
-def validate_answer(
-    task_type: str, config: dict[str, Any], answer: dict[str, Any], *, require_rationale: bool = True
-) -> dict[str, Any]:
-    """Check an annotator's answer against the task type and its config; return the normalised answer.
-
-    Raises AnswerError whose message names the offending field and says what is allowed.
-    ``require_rationale=False`` checks an expected (gold) answer, which needs no rationale.
-    """
-    validate_config(task_type, config)
-    if not isinstance(answer, dict):
-        raise AnswerError("field 'answer': an object such as {\"label\": 1}")
-    cleaned: dict[str, Any] = {}
-    if task_type in ("binary_relevance", "pairwise"):
-        label = _integer(answer.get("label"), "label")
-        if label not in (0, 1):
-            raise AnswerError(f"field 'label': 0 or 1, not {label}")
-        cleaned["label"] = label
-    elif task_type == "graded_relevance":
-        label = _integer(answer.get("label"), "label")
-        allowed = [level["value"] for level in config["levels"]]
-        if label not in allowed:
-            raise AnswerError(f"field 'label': one of {allowed}, not {label}")
-        cleaned["label"] = label
-    elif task_type == "likert":
+    def clean_answer(self, config: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         scores = answer.get("scores")
         if not isinstance(scores, dict):
             raise AnswerError("field 'scores': a score for every dimension")
@@ -99,94 +335,103 @@ def validate_answer(
         unknown = set(scores) - set(config["dimensions"])
         if unknown:
             raise AnswerError(f"field 'scores': unknown dimension(s) {sorted(unknown)}")
-        cleaned["scores"] = {}
+        cleaned = {}
         for dimension in config["dimensions"]:
             if dimension not in scores:
                 raise AnswerError(f"field 'scores.{dimension}': missing")
             score = _integer(scores[dimension], f"scores.{dimension}")
             if not low <= score <= high:
                 raise AnswerError(f"field 'scores.{dimension}': between {low} and {high}, not {score}")
-            cleaned["scores"][dimension] = score
-    elif task_type == "free_text":
+            cleaned[dimension] = score
+        return {"scores": cleaned}
+
+    def answer_from_form(self, config: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
+        return {"scores": {d: _form_number(form, f"scores.{d}") for d in config.get("dimensions", [])}}
+
+    def answers_agree(self, expected: dict[str, Any], given: dict[str, Any]) -> bool:
+        wanted, got = expected.get("scores", {}), given.get("scores", {})
+        return all(
+            dimension in got and abs(got[dimension] - score) <= LIKERT_GOLD_TOLERANCE
+            for dimension, score in wanted.items()
+        )
+
+    def describe_answer(self, config: dict[str, Any], answer: dict[str, Any]) -> str:
+        return ", ".join(f"{dimension} {score}" for dimension, score in answer.get("scores", {}).items())
+
+    def widget_fields(self, config: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        low, high = config["scale"]
+        scores = answer.get("scores", {})
+        values = list(range(low, high + 1))
+        keys = digit_keys(values)
+        dimensions = [
+            Dimension(
+                name,
+                [Choice(v, str(v), key, scores.get(name) == v) for v, key in zip(values, keys, strict=True)],
+            )
+            for name in config["dimensions"]
+        ]
+        return {"dimensions": dimensions}
+
+    def config_from_form(self, cleaned: Mapping[str, Any]) -> dict[str, Any]:
+        names = [d.strip() for d in (cleaned.get("likert_dimensions") or "").split(",") if d.strip()]
+        return {"dimensions": names, "scale": [cleaned.get("likert_low"), cleaned.get("likert_high")]}
+
+    def form_initial(self, config: dict[str, Any]) -> dict[str, Any]:
+        low, high = config["scale"]
+        return {"likert_dimensions": ", ".join(config["dimensions"]), "likert_low": low, "likert_high": high}
+
+
+class FreeText(TaskType):
+    name = "free_text"
+    legend = "Write your text"
+    template = "annotation/answers/text.html"
+    is_free_text = True
+    config_field = "max_words"
+
+    def check_config(self, config: dict[str, Any]) -> None:
+        if _integer(config.get("max_words"), "max_words") < 1:
+            raise AnswerError("field 'max_words': at least 1")
+
+    def clean_answer(self, config: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         text = answer.get("text")
         if not isinstance(text, str) or not text.strip():
             raise AnswerError("field 'text': write the text")
         words = len(text.split())
         if words > config["max_words"]:
             raise AnswerError(f"field 'text': at most {config['max_words']} words, got {words}")
-        cleaned["text"] = text.strip()
-    rationale = answer.get("rationale", "")
-    if not isinstance(rationale, str):
-        raise AnswerError("field 'rationale': text")
-    if require_rationale and config.get("rationale_required") and not rationale.strip():
-        raise AnswerError("field 'rationale': a rationale is required for this project")
-    if rationale.strip():
-        cleaned["rationale"] = rationale.strip()
-    return cleaned
+        return {"text": text.strip()}
+
+    def answer_from_form(self, config: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
+        return {"text": form.get("text", "")}
+
+    def describe_answer(self, config: dict[str, Any], answer: dict[str, Any]) -> str:
+        return f"“{answer.get('text', '')}”"
+
+    def widget_fields(self, config: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        return {"text": answer.get("text", ""), "max_words": config.get("max_words")}
+
+    def config_from_form(self, cleaned: Mapping[str, Any]) -> dict[str, Any]:
+        return {"max_words": cleaned.get("max_words")}
+
+    def form_initial(self, config: dict[str, Any]) -> dict[str, Any]:
+        return {"max_words": config["max_words"]}
 
 
-LABEL_TYPES = ("binary_relevance", "graded_relevance", "pairwise")
-# Likert gold answers match when every dimension is within this many scale points.
-LIKERT_GOLD_TOLERANCE = 1
+TASK_TYPES: dict[str, TaskType] = {
+    task_type.name: task_type
+    for task_type in (BinaryRelevance(), GradedRelevance(), Likert(), FreeText(), Pairwise())
+}
 
 
-def answers_agree(task_type: str, expected: dict[str, Any], given: dict[str, Any]) -> bool:
-    """Does an answer match a gold answer? Labels must be equal; Likert scores within one point."""
-    if task_type in LABEL_TYPES:
-        return expected.get("label") == given.get("label")
-    if task_type == "likert":
-        wanted, got = expected.get("scores", {}), given.get("scores", {})
-        return all(
-            dimension in got and abs(got[dimension] - score) <= LIKERT_GOLD_TOLERANCE
-            for dimension, score in wanted.items()
-        )
-    return False
+def task_type(name: str) -> TaskType:
+    """The task type called ``name``; AnswerError naming the field if there is none."""
+    try:
+        return TASK_TYPES[name]
+    except KeyError:
+        known = ", ".join(TASK_TYPES)
+        raise AnswerError(f"field 'task_type': unknown task type {name!r}; one of {known}") from None
 
 
-def label_names(task_type: str, config: dict[str, Any]) -> dict[int, str]:
-    """What each label value is called on the page and in feedback."""
-    if task_type == "binary_relevance":
-        return {1: "relevant", 0: "not relevant"}
-    if task_type == "pairwise":
-        return {0: "the first output is better", 1: "the second output is better"}
-    if task_type == "graded_relevance":
-        return {level["value"]: str(level.get("label", level["value"])) for level in config["levels"]}
-    return {}
-
-
-def describe_answer(task_type: str, config: dict[str, Any], answer: dict[str, Any]) -> str:
-    """A short human description of an answer, e.g. "relevant" or "quality 4, coherence 3"."""
-    if task_type in LABEL_TYPES:
-        label = answer.get("label")
-        return f"“{label_names(task_type, config).get(label, label)}”"
-    if task_type == "likert":
-        return ", ".join(f"{dimension} {score}" for dimension, score in answer.get("scores", {}).items())
-    return f"“{answer.get('text', '')}”"
-
-
-def answer_from_form(task_type: str, config: dict[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
-    """Turn submitted form fields into an answer for ``validate_answer``.
-
-    Fields: ``label``; ``scores.<dimension>`` for Likert; ``text``; and ``rationale`` for every type.
-    Unparseable numbers raise AnswerError naming the field.
-    """
-    answer: dict[str, Any] = {}
-
-    def number(field: str) -> int:
-        raw = (form.get(field) or "").strip()
-        if not raw:
-            raise AnswerError(f"field '{field}': choose an answer")
-        try:
-            return int(raw)
-        except ValueError as error:
-            raise AnswerError(f"field '{field}': expected a whole number, got {raw!r}") from error
-
-    if task_type in LABEL_TYPES:
-        answer["label"] = number("label")
-    elif task_type == "likert":
-        answer["scores"] = {d: number(f"scores.{d}") for d in config.get("dimensions", [])}
-    elif task_type == "free_text":
-        answer["text"] = form.get("text", "")
-    if form.get("rationale"):
-        answer["rationale"] = form.get("rationale", "")
-    return answer
+def validate_config(name: str, config: Any) -> dict[str, Any]:
+    """``task_type(name).validate_config(config)``: for callers that have only the type's name."""
+    return task_type(name).validate_config(config)

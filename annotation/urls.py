@@ -32,9 +32,7 @@ urlpatterns = [
     path("projects/<int:project_id>/qualification/", views.qualification, name="qualification"),
     # Researchers
     path("projects/new/", researcher_views.project_new, name="project-new"),
-    path("projects/<int:project_id>/", researcher_views.project_detail, name="project-page"),
     path("projects/<int:project_id>/settings/", researcher_views.project_settings, name="project-settings"),
-    path("projects/<int:project_id>/import/", researcher_views.project_import, name="project-import"),
     path(
         "projects/<int:project_id>/progress.json", researcher_views.project_progress, name="project-progress"
     ),
@@ -53,10 +51,5 @@ urlpatterns = [
         "projects/<int:project_id>/judgements.<download:fmt>",
         researcher_views.judgements_download,
         name="judgements-download",
-    ),
-    path(
-        "projects/<int:project_id>/snapshots/<int:version>/qrels/",
-        researcher_views.snapshot_qrels,
-        name="snapshot-qrels",
     ),
 ]

@@ -15,7 +15,6 @@ import nh3
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -40,9 +39,7 @@ from .highlight import highlight_segments, query_terms
 from .models import Judgement, Membership, Project, Task
 from .permissions import is_researcher
 from .qualification import QualificationError, attempts_left, grade_qualification, qualification_tasks
-from .task_types import AnswerError, answer_from_form
-from .tasks import request_ground_truth
-from .widgets import answer_widget
+from .task_types import AnswerError
 
 
 @functools.lru_cache(maxsize=256)
@@ -65,8 +62,10 @@ def annotator_project(request: HttpRequest, project_id: int) -> Project:
 
 def task_view(project: Project, task: Task, answer: dict | None = None) -> dict:
     """What a page needs to show a task: its texts with query terms marked, and the answer widget."""
-    terms = query_terms(task.topic.title, task.topic.description) if task.topic_id else set()
-    relevance = project.task_type in (Project.TaskType.BINARY_RELEVANCE, Project.TaskType.GRADED_RELEVANCE)
+    # Query terms are marked where relevance to the topic is what is judged.
+    terms: set[str] = set()
+    if task.topic_id and project.type.judged_for_topic:
+        terms = query_terms(task.topic.title, task.topic.description)
     documents = [task.document] + ([task.document_b] if task.document_b_id else [])
     return {
         "task": task,
@@ -75,11 +74,11 @@ def task_view(project: Project, task: Task, answer: dict | None = None) -> dict:
             {
                 "heading": ("Output A", "Output B")[index] if task.document_b_id else "",
                 "title": document.title,
-                "segments": highlight_segments(document.text.strip(), terms if relevance else set()),
+                "segments": highlight_segments(document.text.strip(), terms),
             }
             for index, document in enumerate(documents)
         ],
-        "widget": answer_widget(project.task_type, project.config, answer),
+        "widget": project.type.widget(project.config, answer),
     }
 
 
@@ -178,12 +177,11 @@ def submit(request: HttpRequest, project_id: int, assignment_id: int) -> HttpRes
     """
     project = annotator_project(request, project_id)
     try:
-        answer = answer_from_form(project.task_type, project.config, request.POST)
+        answer = project.type.parse_form(project.config, request.POST)
         submission = submit_judgement(assignment_id, request.user, answer)
     except (AnswerError, AssignmentError) as error:
         messages.error(request, str(error))
         return redirect("judge", project_id=project.pk)
-    transaction.on_commit(lambda: request_ground_truth(project.pk))
     if submission.gold_feedback:
         messages.info(request, submission.gold_feedback)
     else:
@@ -232,14 +230,13 @@ def edit_judgement(request: HttpRequest, project_id: int, judgement_id: int) -> 
     back = _safe_next(request, f"/projects/{project.pk}/judge/")
     if request.method == "POST":
         try:
-            answer = answer_from_form(project.task_type, project.config, request.POST)
+            answer = project.type.parse_form(project.config, request.POST)
             changed_from = judgement.revision
             judgement = correct_judgement(judgement.pk, request.user, answer)
         except (AnswerError, AssignmentError) as error:
             messages.error(request, str(error))
         else:
             if judgement.revision != changed_from:
-                transaction.on_commit(lambda: request_ground_truth(project.pk))
                 messages.success(
                     request, "Your correction is saved; the earlier answer is kept in the history."
                 )

@@ -310,11 +310,11 @@ def vacuum_analyze() -> None:
 def wait_for_ground_truth_jobs(project_id: int, limit: float = 120.0) -> None:
     """Let the debounced ground-truth job that the last scenario queued finish before the tables
     are emptied: a TRUNCATE while it writes its snapshot deadlocks with it."""
-    from evaluation.models import GroundTruthRun
+    from evaluation.models import GroundTruthJob
 
-    busy = (GroundTruthRun.Status.QUEUED, GroundTruthRun.Status.RUNNING)
+    busy = (GroundTruthJob.Status.QUEUED, GroundTruthJob.Status.RUNNING)
     deadline = time.monotonic() + limit
-    while GroundTruthRun.objects.filter(project_id=project_id, status__in=busy).exists():
+    while GroundTruthJob.objects.filter(project_id=project_id, status__in=busy).exists():
         if time.monotonic() > deadline:
             raise SystemExit(f"ground-truth jobs still queued or running after {limit:.0f} s")
         time.sleep(0.5)
@@ -332,10 +332,10 @@ def reset_project(project_id: int, *, worker_running: bool = True) -> None:
         wait_for_ground_truth_jobs(project_id)
 
     from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
-    from evaluation.models import GroundTruthRun, GroundTruthSnapshot, SnapshotLabel
+    from evaluation.models import GroundTruthJob, GroundTruthSnapshot, SnapshotLabel
 
     # Every table that refers to these must be truncated with them (PostgreSQL refuses otherwise).
-    models = (SnapshotLabel, GroundTruthRun, GroundTruthSnapshot, JudgementRevision, Judgement, Assignment)
+    models = (SnapshotLabel, GroundTruthJob, GroundTruthSnapshot, JudgementRevision, Judgement, Assignment)
     tables = [model._meta.db_table for model in models]
     with connection.cursor() as cursor:
         cursor.execute(f"TRUNCATE {', '.join(tables)}")

@@ -11,12 +11,14 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cranfield.settings")
 app = Celery("cranfield")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Ground truth keeps its Celery tasks in jobs.py, next to the lifecycle they drive.
+app.autodiscover_tasks(["evaluation.ground_truth"], related_name="jobs")
 
-# Every project's ground truth is recomputed hourly as a safety net for runs lost before they
-# were queued; unchanged projects write nothing (see annotation.tasks.recompute_all_ground_truths).
+# Every project's ground truth is recomputed hourly as a safety net for jobs lost before they
+# were queued; unchanged projects write nothing (see evaluation.ground_truth.jobs).
 app.conf.beat_schedule = {
     "recompute-ground-truths": {
-        "task": "annotation.tasks.recompute_all_ground_truths",
+        "task": "evaluation.ground_truth.jobs.recompute_all_ground_truths",
         "schedule": float(os.environ.get("GROUND_TRUTH_SCHEDULE_SECONDS", "3600")),
     },
 }

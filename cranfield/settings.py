@@ -194,8 +194,12 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", "600"))
 CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "660"))
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# A burst of submissions within this many seconds shares one ground-truth run.
+# A burst of submissions within this many seconds shares one ground-truth job.
 GROUND_TRUTH_DEBOUNCE_SECONDS = int(os.environ.get("GROUND_TRUTH_DEBOUNCE_SECONDS", "10"))
+# Without a worker (tasks eager), how ground-truth jobs run: "thread" starts each one on a
+# background thread of the web process after the debounce delay; "manual" only queues them until
+# evaluation.ground_truth.embedded.run_queued() is called (the test suite's default).
+GROUND_TRUTH_EMBEDDED_RUNNER = os.environ.get("GROUND_TRUTH_EMBEDDED_RUNNER", "thread")
 # Seconds before Redis hands a job whose worker died (never acknowledged) to another worker. It
 # must exceed the longest job, or a job still running is started a second time (harmless, since
 # jobs are idempotent, but wasted work). Tests that kill a worker set it low.

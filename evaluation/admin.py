@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import GroundTruthRun, GroundTruthSnapshot, Run, RunEntry, SnapshotLabel
+from .models import GroundTruthJob, GroundTruthSnapshot, Run, RunEntry, SnapshotLabel
 
 
 @admin.register(Run)
@@ -32,13 +32,13 @@ class GroundTruthSnapshotAdmin(admin.ModelAdmin):
     inlines = [SnapshotLabelInline]
 
 
-@admin.register(GroundTruthRun)
-class GroundTruthRunAdmin(admin.ModelAdmin):
+@admin.register(GroundTruthJob)
+class GroundTruthJobAdmin(admin.ModelAdmin):
     """Runs are written by the job only; the admin shows them for diagnosis."""
 
     list_display = ["pk", "project", "status", "stage", "progress", "snapshot", "created_at", "finished_at"]
     list_filter = ["status", "project"]
-    readonly_fields = [field.name for field in GroundTruthRun._meta.fields]
+    readonly_fields = [field.name for field in GroundTruthJob._meta.fields]
 
     def has_add_permission(self, request) -> bool:
         return False

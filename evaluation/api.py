@@ -1,14 +1,20 @@
-"""Read-only API over ground-truth snapshots (qrels, rating summaries, diffs), ground-truth runs
-and the agreement report."""
+"""API of the evaluation app: the collection import, ground-truth jobs (request one, watch it),
+snapshots (qrels, rating summaries, diffs) and the agreement report.
+
+Security behavior, for every endpoint here: researchers only (``IsResearcher``), and only for
+projects they own (``owned_project``: anyone else's is a 404 with no hint that it exists).
+"""
 
 from __future__ import annotations
+
+from dataclasses import asdict
 
 from django.db.models import F
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, viewsets
+from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -17,27 +23,23 @@ from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from annotation.models import Project
-from annotation.permissions import IsResearcher
+from annotation.permissions import IsResearcher, owned_project
 
-from .downloads import qrels_response, rating_summary
-from .models import GroundTruthRun, GroundTruthSnapshot
-from .reports import agreement_report, latest_snapshot
-from .snapshot_diff import diff_snapshots
-
-
-def owned_project(request: Request, project_pk: int) -> Project:
-    """The project if the requesting researcher owns it; 404 otherwise (no hint it exists)."""
-    return get_object_or_404(Project, pk=project_pk, owner=request.user)
+from .collection import ImportFailed, import_from_body
+from .ground_truth.diff import diff_snapshots
+from .ground_truth.downloads import qrels_response, rating_summary
+from .ground_truth.jobs import request_ground_truth_job
+from .ground_truth.report import BadVersion, agreement_report, latest_snapshot, requested_version
+from .models import GroundTruthJob, GroundTruthSnapshot
+from .serializers import ImportSerializer, ImportSummarySerializer
 
 
 def version_parameter(request: Request, name: str = "version") -> int | None:
     """An optional snapshot version from the query string; 400 naming the parameter if malformed."""
-    value = request.query_params.get(name)
-    if value in (None, ""):
-        return None
-    if not value.isdigit():
-        raise serializers.ValidationError({name: "must be a snapshot version number"})
-    return int(value)
+    try:
+        return requested_version(request.query_params, name)
+    except BadVersion as error:
+        raise serializers.ValidationError({name: str(error)}) from error
 
 
 class SnapshotSerializer(serializers.ModelSerializer):
@@ -55,22 +57,19 @@ class SnapshotSerializer(serializers.ModelSerializer):
 
 
 class SnapshotViewSet(viewsets.ReadOnlyModelViewSet):
-    """Ground-truth snapshots of one project, newest first.
-
-    Security behavior: researchers only, and only for projects they own (others get 404).
-    """
+    """Ground-truth snapshots of one project, newest first."""
 
     serializer_class = SnapshotSerializer
     permission_classes = [IsResearcher]
     lookup_field = "version"
 
     def get_project(self) -> Project:
-        return owned_project(self.request, self.kwargs["project_pk"])
+        return owned_project(self.request.user, self.kwargs["project_pk"])
 
     def get_queryset(self):
         return (
             GroundTruthSnapshot.objects.filter(project=self.get_project())
-            .defer("assessor_report")
+            .defer("annotator_report")
             .order_by("-version")
         )
 
@@ -115,14 +114,14 @@ class SnapshotViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(rating_summary(snapshot))
 
 
-class GroundTruthRunSerializer(serializers.ModelSerializer):
-    """A ground-truth run: status, stage and progress (0 to 1), the snapshot it wrote, its URL."""
+class GroundTruthJobSerializer(serializers.ModelSerializer):
+    """A ground-truth job: status, stage and progress (0 to 1), the snapshot it wrote, its URL."""
 
     snapshot_version = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
 
     class Meta:
-        model = GroundTruthRun
+        model = GroundTruthJob
         fields = [
             "id",
             "status",
@@ -136,18 +135,18 @@ class GroundTruthRunSerializer(serializers.ModelSerializer):
             "url",
         ]
 
-    def get_snapshot_version(self, run: GroundTruthRun) -> int | None:
-        if hasattr(run, "snapshot_version"):  # annotated by the list query
-            return run.snapshot_version
-        if run.snapshot_id is None:
+    def get_snapshot_version(self, job: GroundTruthJob) -> int | None:
+        if hasattr(job, "snapshot_version"):  # annotated by the list query
+            return job.snapshot_version
+        if job.snapshot_id is None:
             return None
         return (
-            GroundTruthSnapshot.objects.filter(pk=run.snapshot_id).values_list("version", flat=True).first()
+            GroundTruthSnapshot.objects.filter(pk=job.snapshot_id).values_list("version", flat=True).first()
         )
 
-    def get_url(self, run: GroundTruthRun) -> str:
+    def get_url(self, job: GroundTruthJob) -> str:
         return reverse(
-            "ground-truth-run-api", args=[run.project_id, run.pk], request=self.context.get("request")
+            "ground-truth-job-api", args=[job.project_id, job.pk], request=self.context.get("request")
         )
 
 
@@ -155,32 +154,28 @@ class RecentFirst(PageNumberPagination):
     page_size = 20
 
 
-class GroundTruthRunViewSet(viewsets.ReadOnlyModelViewSet):
-    """Ground-truth runs of one project, newest first (20 a page): what the progress bars poll.
+class GroundTruthJobViewSet(viewsets.ReadOnlyModelViewSet):
+    """Ground-truth jobs of one project, newest first (20 a page): what the progress bars poll."""
 
-    Security behavior: researchers only, and only for projects they own (others get 404).
-    """
-
-    serializer_class = GroundTruthRunSerializer
+    serializer_class = GroundTruthJobSerializer
     permission_classes = [IsResearcher]
     pagination_class = RecentFirst
 
     def get_queryset(self):
-        project = owned_project(self.request, self.kwargs["project_pk"])
+        project = owned_project(self.request.user, self.kwargs["project_pk"])
         return (
-            GroundTruthRun.objects.filter(project=project)
+            GroundTruthJob.objects.filter(project=project)
             .annotate(snapshot_version=F("snapshot__version"))
             .order_by("-created_at", "-id")
         )
 
 
 class AgreementReportView(APIView):
-    """The project's agreement report, as the agreement page shows it (see ``evaluation.reports``).
+    """The project's agreement report, as the agreement page shows it (see ``ground_truth.report``).
 
     ``?version=N`` picks a snapshot; the default is the newest. Figures come from the snapshot;
     annotators' volume, time and gold accuracy are live.
 
-    Security behavior: researchers only, and only for projects they own (others get 404).
     """
 
     permission_classes = [IsResearcher]
@@ -189,9 +184,48 @@ class AgreementReportView(APIView):
         parameters=[OpenApiParameter("version", int, required=False)], responses={200: OpenApiTypes.OBJECT}
     )
     def get(self, request: Request, project_pk: int) -> Response:
-        project = owned_project(request, project_pk)
+        project = owned_project(request.user, project_pk)
         version = version_parameter(request)
         snapshot = latest_snapshot(project, version)
         if version is not None and snapshot is None:
             raise Http404("No such snapshot.")
         return Response(agreement_report(project, snapshot))
+
+
+class CollectionImportView(APIView):
+    """Import topics, documents and TREC runs; pool the runs to depth ``pool_depth`` into items.
+
+    Also items given one by one, gold and qualification items. All or nothing: on any error the
+    answer is 400 with ``{field: [message]}`` (``runs[0]``, line 12; ``topics[3].id``) and nothing
+    is stored. The Import page takes the same body (``collection.import_from_body``).
+    """
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=ImportSerializer, responses={201: ImportSummarySerializer})
+    def post(self, request: Request, project_pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        try:
+            summary = import_from_body(project, request.data)
+        except ImportFailed as failure:
+            return Response(failure.as_dict(), status=status.HTTP_400_BAD_REQUEST)
+        return Response(asdict(summary), status=status.HTTP_201_CREATED)
+
+
+class GroundTruthRequestView(APIView):
+    """Ask for a recomputation of the project's ground truth (a new snapshot if judgements changed).
+
+    Debounced like submissions: answers 202 with the job that will do it — a new queued job, or
+    the one already waiting (``queued`` false). Its progress is at ``job.url``.
+    """
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=None, responses={202: OpenApiTypes.OBJECT})
+    def post(self, request: Request, project_pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        outcome = request_ground_truth_job(project.pk)
+        job = None
+        if outcome.job is not None:
+            job = GroundTruthJobSerializer(outcome.job, context={"request": request}).data
+        return Response({"queued": outcome.queued, "job": job}, status=status.HTTP_202_ACCEPTED)

@@ -1,4 +1,4 @@
-"""System runs, pools and versioned ground-truth snapshots."""
+"""System runs, versioned ground-truth snapshots and the jobs that compute them."""
 
 from __future__ import annotations
 
@@ -57,10 +57,10 @@ class GroundTruthSnapshot(models.Model):
     # annotators, the method and its parameters), hashed; equal fingerprints mean equal inputs.
     input_fingerprint = models.CharField(max_length=64, blank=True)
     agreement = models.JSONField(default=dict)
-    # Per-assessor figures computed with the snapshot (agreement with the aggregate, Dawid–Skene
-    # reliability, confusion matrices, pairwise kappa of the busiest assessors); see
-    # evaluation.reports. Kept out of list views, which defer it.
-    assessor_report = models.JSONField(default=dict, blank=True)
+    # Per-annotator figures computed with the snapshot (agreement with the aggregate, Dawid–Skene
+    # reliability, confusion matrices, pairwise kappa of the busiest annotators); see
+    # evaluation.ground_truth.report. Kept out of list views, which defer it.
+    annotator_report = models.JSONField(default=dict, blank=True)
     # The database clock just before the inputs were read. A run writes only if no snapshot read
     # newer inputs meanwhile, so versions follow the order in which inputs were read.
     inputs_read_at = models.DateTimeField(null=True, blank=True)
@@ -100,8 +100,11 @@ class SnapshotLabel(models.Model):
         return f"task {self.task_id}: {self.label} ({self.confidence:.2f})"
 
 
-class GroundTruthRun(models.Model):
-    """One execution of the ground-truth job: its state and progress, visible while it runs."""
+class GroundTruthJob(models.Model):
+    """One execution of the ground-truth computation: its state and progress, visible while it runs.
+
+    A *job*, not a run: in Cranfield "run" means a system's ranked output (``Run``) and nothing else.
+    """
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -110,12 +113,12 @@ class GroundTruthRun(models.Model):
         UNCHANGED = "unchanged", "Nothing new to compute"
         FAILED = "failed", "Failed"
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="ground_truth_runs")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="ground_truth_jobs")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     stage = models.CharField(max_length=200, blank=True)
     progress = models.FloatField(default=0.0, help_text="Share done, 0 to 1.")
     snapshot = models.ForeignKey(
-        GroundTruthSnapshot, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
+        GroundTruthSnapshot, on_delete=models.SET_NULL, null=True, blank=True, related_name="jobs"
     )
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -124,7 +127,7 @@ class GroundTruthRun(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["project", "-created_at"], name="gt_run_project_newest")]
+        indexes = [models.Index(fields=["project", "-created_at"], name="gt_job_project_newest")]
 
     def __str__(self) -> str:
-        return f"{self.project} run {self.pk} ({self.status}, {self.progress:.0%})"
+        return f"{self.project} ground-truth job {self.pk} ({self.status}, {self.progress:.0%})"

@@ -1,8 +1,8 @@
-"""Pure helpers for the agreement report: per-assessor confusion matrices, agreement with the
+"""Pure helpers for the agreement report: per-annotator confusion matrices, agreement with the
 aggregate, the pairwise-kappa matrix and its colours. No Django import; plain data in and out.
 
 The aggregation and agreement statistics themselves live in ``annotation.crowd``; these functions
-only rearrange their inputs and outputs for the report pages and the snapshot's assessor report.
+only rearrange their inputs and outputs for the report pages and the snapshot's annotator report.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ Triple = tuple[Hashable, Hashable, Hashable]
 def confusion_against_aggregate(
     labels: Iterable[Triple], aggregate: Mapping[Hashable, Hashable], classes: Sequence[Hashable]
 ) -> dict[Hashable, list[list[int]]]:
-    """Each assessor's labels against the aggregate label of the same items.
+    """Each annotator's labels against the aggregate label of the same items.
 
-    ``labels`` are ``(item, assessor, label)`` triples; ``aggregate`` maps an item to its aggregate
-    label; ``classes`` fixes the order of rows and columns. Entry ``[i][j]`` counts the assessor's
+    ``labels`` are ``(item, annotator, label)`` triples; ``aggregate`` maps an item to its aggregate
+    label; ``classes`` fixes the order of rows and columns. Entry ``[i][j]`` counts the annotator's
     items whose aggregate label is ``classes[i]`` and whose own label is ``classes[j]`` — the layout
-    of scikit-learn's ``confusion_matrix(y_true=aggregate, y_pred=assessor, labels=classes)`` and of
+    of scikit-learn's ``confusion_matrix(y_true=aggregate, y_pred=annotator, labels=classes)`` and of
     Dawid & Skene's (1979) confusion matrices (row: true class, column: label given). Items without
     an aggregate label, and labels outside ``classes``, are not counted.
     """
@@ -51,11 +51,11 @@ def rating_agreement_with_aggregate(
     medians: Mapping[Hashable, Mapping[str, float]],
     tolerance: float,
 ) -> dict[Hashable, dict]:
-    """Likert ratings against each item's median, per assessor.
+    """Likert ratings against each item's median, per annotator.
 
-    ``ratings`` are ``(item, assessor, {dimension: score})``; ``medians`` map an item to its median
-    per dimension. An assessor's rating *agrees* when every dimension is within ``tolerance`` of the
-    median — the rule gold Likert answers are scored by. Returns ``{assessor: {"agreed", "compared",
+    ``ratings`` are ``(item, annotator, {dimension: score})``; ``medians`` map an item to its median
+    per dimension. An annotator's rating *agrees* when every dimension is within ``tolerance`` of the
+    median — the rule gold Likert answers are scored by. Returns ``{annotator: {"agreed", "compared",
     "mean_abs_deviation": {dimension: mean |score − median|}}}``; items with no median are skipped.
     """
     totals: dict[Hashable, dict] = {}
@@ -80,7 +80,7 @@ def rating_agreement_with_aggregate(
 
 
 def busiest(counts: Mapping[Hashable, int], limit: int) -> list[Hashable]:
-    """The ``limit`` assessors with the most labels (ties by their text), in that order."""
+    """The ``limit`` annotators with the most labels (ties by their text), in that order."""
     return sorted(counts, key=lambda worker: (-counts[worker], str(worker)))[:limit]
 
 

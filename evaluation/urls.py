@@ -1,4 +1,4 @@
-"""Pages and read-only API of ground truth and agreement (included from cranfield.urls)."""
+"""Pages and API of the evaluation app (included from cranfield.urls)."""
 
 from django.urls import path, register_converter
 
@@ -17,12 +17,14 @@ class SnapshotDownload:
 
 register_converter(SnapshotDownload, "snapshot_download")
 
-run_list = api.GroundTruthRunViewSet.as_view({"get": "list"})
-run_detail = api.GroundTruthRunViewSet.as_view({"get": "retrieve"})
+job_list = api.GroundTruthJobViewSet.as_view({"get": "list"})
+job_detail = api.GroundTruthJobViewSet.as_view({"get": "retrieve"})
 snapshot_ratings = api.SnapshotViewSet.as_view({"get": "ratings"})
 
 urlpatterns = [
     # Pages
+    path("projects/<int:project_id>/", views.project_detail, name="project-page"),
+    path("projects/<int:project_id>/import/", views.project_import, name="project-import"),
     path("projects/<int:project_id>/ground-truth/", views.ground_truth, name="ground-truth"),
     path("projects/<int:project_id>/ground-truth/recompute/", views.recompute, name="ground-truth-recompute"),
     path("projects/<int:project_id>/ground-truth/diff/", views.snapshot_diff, name="ground-truth-diff"),
@@ -33,9 +35,15 @@ urlpatterns = [
     ),
     path("projects/<int:project_id>/agreement/", views.agreement, name="agreement-report"),
     # API (JSON)
-    path("api/projects/<int:project_pk>/ground-truth/runs/", run_list, name="ground-truth-runs-api"),
+    path("api/projects/<int:project_pk>/import/", api.CollectionImportView.as_view(), name="import-api"),
     path(
-        "api/projects/<int:project_pk>/ground-truth/runs/<int:pk>/", run_detail, name="ground-truth-run-api"
+        "api/projects/<int:project_pk>/ground-truth/",
+        api.GroundTruthRequestView.as_view(),
+        name="ground-truth-api",
+    ),
+    path("api/projects/<int:project_pk>/ground-truth/jobs/", job_list, name="ground-truth-jobs-api"),
+    path(
+        "api/projects/<int:project_pk>/ground-truth/jobs/<int:pk>/", job_detail, name="ground-truth-job-api"
     ),
     path("api/projects/<int:project_pk>/agreement/", api.AgreementReportView.as_view(), name="agreement-api"),
     path(

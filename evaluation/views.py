@@ -1,76 +1,164 @@
-"""Researcher pages of the evaluation app: ground truth (snapshots, runs, diffs, downloads) and the
-agreement report. Server-rendered; state changes only on POST; every value is escaped by the
-templates (nothing from imports or annotators is marked safe)."""
+"""Researcher pages of the evaluation app: the project page (both sides of a project), the
+collection import, ground truth (snapshots, jobs, diffs, downloads) and the agreement report.
+Server-rendered; state changes only on POST; every value is escaped by the templates (nothing
+from imports or annotators is marked safe).
+
+Security behavior, for every view here: the project's owner only (``owned_project``: anyone
+else, researcher or not, gets 404 with no hint that the project exists).
+"""
 
 from __future__ import annotations
 
+import functools
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import F
-from django.http import Http404, HttpRequest, HttpResponse
+from django.db.models import Count, F
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.models import Project, Task
-from annotation.tasks import request_ground_truth_run
+from annotation.models import Membership, Project, Task
+from annotation.permissions import owned_project
+from annotation.progress import project_progress_figures
+from annotation.quality_control import attention_results
 
-from .downloads import qrels_response, ratings_csv_response, ratings_json_response
-from .models import GroundTruthRun, GroundTruthSnapshot
-from .reports import CONFUSION_MATRICES_ON_PAGE, agreement_report, heatmap_rows, latest_snapshot
-from .snapshot_diff import diff_labels, diff_snapshots
+from .collection import ImportFailed, describe_import, import_from_body
+from .ground_truth.diff import diff_snapshots
+from .ground_truth.downloads import qrels_response, ratings_csv_response, ratings_json_response
+from .ground_truth.jobs import request_ground_truth_job
+from .ground_truth.report import (
+    CONFUSION_MATRICES_ON_PAGE,
+    BadVersion,
+    agreement_report,
+    annotator_table,
+    heatmap_rows,
+    latest_snapshot,
+    requested_version,
+)
+from .models import GroundTruthJob, GroundTruthSnapshot
 
 # Rows of each diff list shown on the page; the API lists them all.
 DIFF_ROWS_ON_PAGE = 500
 WEIGHTS_NOTES = {"linear": "Linearly weighted kappa.", "quadratic": "Quadratically weighted kappa."}
 
 
-def owned_project(request: HttpRequest, project_id: int) -> Project:
-    """The project if the user owns it; 404 otherwise (no hint that it exists)."""
-    return get_object_or_404(Project, pk=project_id, owner=request.user)
+def annotator_rows(project: Project) -> list[dict]:
+    """The project page's annotator table: ``annotator_table`` (volume, gold accuracy, agreement
+    with the ground truth, flags) plus membership (for qualification and blocking) and, for
+    rating projects, attention-check results."""
+    members = {member.annotator_id: member for member in Membership.objects.filter(project=project)}
+    attention = attention_results(project) if project.is_rating else {}
+    return [
+        row
+        | {"membership": members.get(row["annotator_id"]), "attention": attention.get(row["annotator_id"])}
+        for row in annotator_table(project)
+    ]
 
 
-def version_from(request: HttpRequest, name: str) -> int | None:
-    value = request.GET.get(name, "")
-    return int(value) if value.isdigit() else None
+@login_required
+@require_GET
+def project_detail(request: HttpRequest, project_id: int) -> HttpResponse:
+    """The researcher's project page: live progress, annotators, the newest snapshot, downloads."""
+    project = owned_project(request.user, project_id)
+    snapshots = (
+        GroundTruthSnapshot.objects.filter(project=project).defer("annotator_report").order_by("-version")[:1]
+    )
+    kinds = dict(project.tasks.values_list("kind").annotate(n=Count("id")).values_list("kind", "n"))
+    return render(
+        request,
+        "evaluation/project_detail.html",
+        {
+            "project": project,
+            "progress": project_progress_figures(project),
+            "annotators": annotator_rows(project),
+            "snapshots": snapshots,
+            "kinds": kinds,
+        },
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def project_import(request: HttpRequest, project_id: int) -> HttpResponse:
+    """Import topics, documents, runs, items, gold and qualification questions from a JSON file.
+
+    The file has the same shape as the import API's body and goes through the same flow
+    (``collection.import_from_body``). All or nothing: on any error the page lists each problem
+    with its field and line, and nothing is stored.
+    """
+    project = owned_project(request.user, project_id)
+    errors: list[str] = []
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        text = upload.read().decode("utf-8", errors="replace") if upload else request.POST.get("body", "")
+        try:
+            summary = import_from_body(project, json.loads(text))
+        except json.JSONDecodeError as error:
+            errors = [f"line {error.lineno}, column {error.colno}: not valid JSON ({error.msg})"]
+        except ImportFailed as failure:
+            errors = failure.as_lines()
+        else:
+            messages.success(request, f"Imported {describe_import(summary)}.")
+            return redirect("project-page", project_id=project.pk)
+    return render(request, "evaluation/project_import.html", {"project": project, "errors": errors})
+
+
+class BadRequest(Exception):
+    """Answered as a 400 page by ``answers_bad_request``."""
+
+
+def answers_bad_request(view):
+    """Turn ``BadRequest`` raised in a page view into a plain 400 response naming the problem."""
+
+    def wrapper(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except BadRequest as error:
+            return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+
+    return functools.wraps(view)(wrapper)
+
+
+def version_or_400(request: HttpRequest, name: str) -> int | None:
+    try:
+        return requested_version(request.GET, name)
+    except BadVersion as error:
+        raise BadRequest(str(error)) from error
 
 
 @login_required
 @require_GET
 def ground_truth(request: HttpRequest, project_id: int) -> HttpResponse:
-    """Snapshot history with downloads, the latest runs with their progress, recompute and diff forms.
-
-    Security behavior: the project's owner only (anyone else gets 404).
-    """
-    project = owned_project(request, project_id)
+    """Snapshot history with downloads, the latest jobs with their progress, recompute and diff forms."""
+    project = owned_project(request.user, project_id)
     snapshots = list(
-        GroundTruthSnapshot.objects.filter(project=project).defer("assessor_report").order_by("-version")
+        GroundTruthSnapshot.objects.filter(project=project).defer("annotator_report").order_by("-version")
     )
-    runs = list(
-        GroundTruthRun.objects.filter(project=project)
+    jobs = list(
+        GroundTruthJob.objects.filter(project=project)
         .annotate(snapshot_version=F("snapshot__version"))
         .order_by("-created_at", "-id")[:10]
     )
-    active = any(run.status in {GroundTruthRun.Status.QUEUED, GroundTruthRun.Status.RUNNING} for run in runs)
+    active = any(job.status in {GroundTruthJob.Status.QUEUED, GroundTruthJob.Status.RUNNING} for job in jobs)
     return render(
         request,
         "evaluation/ground_truth.html",
-        {"project": project, "snapshots": snapshots, "runs": runs, "active": active},
+        {"project": project, "snapshots": snapshots, "jobs": jobs, "active": active},
     )
 
 
 @login_required
 @require_POST
 def recompute(request: HttpRequest, project_id: int) -> HttpResponse:
-    """Ask for a ground-truth run now (debounced like submissions), then show its progress.
-
-    Security behavior: the project's owner only (anyone else gets 404); POST with CSRF token only.
-    """
-    project = owned_project(request, project_id)
-    outcome = request_ground_truth_run(project.pk)
+    """Ask for a ground-truth job now (debounced like submissions), then show its progress. POST only."""
+    project = owned_project(request.user, project_id)
+    outcome = request_ground_truth_job(project.pk)
     if outcome.queued:
-        messages.success(request, f"Run {outcome.run.pk} queued: it starts within a few seconds.")
-    elif outcome.run is not None:
-        messages.info(request, f"Run {outcome.run.pk} is already waiting to start; it will count everything.")
+        messages.success(request, f"Job {outcome.job.pk} queued: it starts within a few seconds.")
+    elif outcome.job is not None:
+        messages.info(request, f"Job {outcome.job.pk} is already waiting to start; it will count everything.")
     return redirect("ground-truth", project_id=project.pk)
 
 
@@ -81,35 +169,23 @@ def _task_names(task_ids: set[int]) -> dict[int, str]:
     return {pk: " × ".join(part for part in (topic, doc, doc_b) if part) for pk, topic, doc, doc_b in rows}
 
 
-def _rating_medians(snapshot: GroundTruthSnapshot) -> dict[int, str]:
-    """task → its medians ("fluency 4, coherence 3.5"): what a rating snapshot's diff compares."""
-    return {
-        task: ", ".join(
-            f"{dimension} {figures['median']:g}" for dimension, figures in sorted(details.items())
-        )
-        for task, details in snapshot.labels.values_list("task_id", "details")
-    }
-
-
 @login_required
 @require_GET
+@answers_bad_request
 def snapshot_diff(request: HttpRequest, project_id: int) -> HttpResponse:
     """What changed from snapshot ``?from=`` to ``?to=``: labels changed, items added and removed.
 
-    Rating projects compare each item's median per dimension. Security behavior: owner only.
+    Rating projects compare each item's median per dimension (``diff.diff_snapshots``, as the API).
     """
-    project = owned_project(request, project_id)
-    snapshots = GroundTruthSnapshot.objects.filter(project=project).defer("assessor_report")
-    older, newer = version_from(request, "from"), version_from(request, "to")
+    project = owned_project(request.user, project_id)
+    snapshots = GroundTruthSnapshot.objects.filter(project=project).defer("annotator_report")
+    older, newer = version_or_400(request, "from"), version_or_400(request, "to")
     if older is None or newer is None:
         messages.error(request, "Choose two snapshot versions to compare.")
         return redirect("ground-truth", project_id=project.pk)
     old = get_object_or_404(snapshots, version=older)
     new = get_object_or_404(snapshots, version=newer)
-    if project.is_rating:
-        diff = diff_labels(_rating_medians(old), _rating_medians(new))
-    else:
-        diff = diff_snapshots(old, new)
+    diff = diff_snapshots(old, new)
     shown = {
         "changed": diff.changed[:DIFF_ROWS_ON_PAGE],
         "added": diff.added[:DIFF_ROWS_ON_PAGE],
@@ -135,13 +211,10 @@ def snapshot_diff(request: HttpRequest, project_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def snapshot_download(request: HttpRequest, project_id: int, version: int, kind: str) -> HttpResponse:
-    """A snapshot as TREC qrels (label projects) or rating summaries as CSV or JSON (Likert projects).
-
-    Security behavior: the project's owner only (anyone else gets 404).
-    """
-    project = owned_project(request, project_id)
+    """A snapshot as TREC qrels (label projects) or rating summaries as CSV or JSON (Likert projects)."""
+    project = owned_project(request.user, project_id)
     snapshot = get_object_or_404(
-        GroundTruthSnapshot.objects.defer("assessor_report"), project=project, version=version
+        GroundTruthSnapshot.objects.defer("annotator_report"), project=project, version=version
     )
     if kind == "qrels" and not project.is_rating:
         return qrels_response(snapshot)
@@ -154,13 +227,11 @@ def snapshot_download(request: HttpRequest, project_id: int, version: int, kind:
 
 @login_required
 @require_GET
+@answers_bad_request
 def agreement(request: HttpRequest, project_id: int) -> HttpResponse:
-    """The agreement report of a snapshot (``?version=``, default the newest).
-
-    Security behavior: the project's owner only (anyone else gets 404).
-    """
-    project = owned_project(request, project_id)
-    version = version_from(request, "version")
+    """The agreement report of a snapshot (``?version=``, default the newest)."""
+    project = owned_project(request.user, project_id)
+    version = version_or_400(request, "version")
     snapshot = latest_snapshot(project, version)
     if version is not None and snapshot is None:
         raise Http404("No such snapshot.")
@@ -168,11 +239,11 @@ def agreement(request: HttpRequest, project_id: int) -> HttpResponse:
     confusion = report["confusion"]
     matrices = []
     if confusion:
-        for assessor in confusion["assessors"][:CONFUSION_MATRICES_ON_PAGE]:
-            rows = list(zip(confusion["class_names"], assessor["matrix"], strict=True))
-            estimated = assessor.get("dawid_skene")
+        for annotator in confusion["annotators"][:CONFUSION_MATRICES_ON_PAGE]:
+            rows = list(zip(confusion["class_names"], annotator["matrix"], strict=True))
+            estimated = annotator.get("dawid_skene")
             ds_rows = list(zip(confusion["class_names"], estimated, strict=True)) if estimated else []
-            matrices.append({"assessor": assessor, "rows": rows, "ds_rows": ds_rows})
+            matrices.append({"annotator": annotator, "rows": rows, "ds_rows": ds_rows})
     return render(
         request,
         "evaluation/agreement.html",
@@ -184,7 +255,7 @@ def agreement(request: HttpRequest, project_id: int) -> HttpResponse:
             .order_by("-version")
             .values_list("version", flat=True),
             "matrices": matrices,
-            "matrices_total": len(confusion["assessors"]) if confusion else 0,
+            "matrices_total": len(confusion["annotators"]) if confusion else 0,
             "heatmaps": [
                 {
                     "panel": panel,

@@ -105,3 +105,14 @@ def _empty_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _ground_truth_jobs_wait_to_be_run(settings):
+    """Without a worker, ground-truth jobs queue for ``embedded.run_queued()`` instead of starting
+    on a timer thread that would outlive the test (tests of the thread runner switch it back)."""
+    settings.GROUND_TRUTH_EMBEDDED_RUNNER = "manual"
+    yield
+    from evaluation.ground_truth import embedded
+
+    embedded.discard_queued()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from annotation.importing import import_collection
 from annotation.models import Project
+from evaluation.collection import import_collection
 
 TOPICS = [
     {"id": "401", "title": "heat conduction in composite slabs", "description": "Any solved problem."},

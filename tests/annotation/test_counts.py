@@ -7,8 +7,8 @@ from django.db.models import Count, Q
 
 from annotation.assignment import claim_next_task, submit_judgement
 from annotation.counts import item_counts
-from annotation.importing import import_collection
 from annotation.models import Task
+from evaluation.collection import import_collection
 from tests.annotation.factories import make_project
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the cache is forgotten on commit

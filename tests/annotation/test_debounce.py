@@ -6,8 +6,8 @@ import pytest
 
 from annotation.assignment import claim_next_task, submit_judgement
 from annotation.models import Project
-from annotation.tasks import compute_ground_truth, request_ground_truth, request_ground_truth_run
-from evaluation.models import GroundTruthRun, GroundTruthSnapshot
+from evaluation.ground_truth.jobs import compute_ground_truth, request_ground_truth, request_ground_truth_job
+from evaluation.models import GroundTruthJob, GroundTruthSnapshot
 from tests.annotation.factories import make_project
 
 pytestmark = pytest.mark.django_db
@@ -15,6 +15,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def queued(monkeypatch):
+    monkeypatch.setitem(compute_ground_truth.app.conf, "task_always_eager", False)  # as with a broker
     calls = []
 
     def record(args, countdown):
@@ -30,11 +31,11 @@ def test_only_the_first_request_of_a_burst_queues_a_run(
     settings.GROUND_TRUTH_DEBOUNCE_SECONDS = 7
     project = make_project(researcher, annotators)
     with django_capture_on_commit_callbacks(execute=True):
-        results = [request_ground_truth_run(project.pk) for _ in range(50)]
+        results = [request_ground_truth_job(project.pk) for _ in range(50)]
     assert [result.queued for result in results].count(True) == 1
-    run = GroundTruthRun.objects.get(project=project)
-    assert run.status == GroundTruthRun.Status.QUEUED
-    assert {result.run.pk for result in results} == {run.pk}  # everyone joins the waiting run
+    run = GroundTruthJob.objects.get(project=project)
+    assert run.status == GroundTruthJob.Status.QUEUED
+    assert {result.job.pk for result in results} == {run.pk}  # everyone joins the waiting job
     assert queued == [((project.pk, run.pk), 7)]
 
 
@@ -56,23 +57,24 @@ def test_a_run_that_starts_reopens_the_window_and_counts_every_judgement(
     assignment = claim_next_task(project, annotators[0])
     submit_judgement(assignment.pk, annotators[0], 1)
     with django_capture_on_commit_callbacks(execute=True):
-        first = request_ground_truth_run(project.pk)
+        first = request_ground_truth_job(project.pk)
     (args, _countdown) = queued[0]
     compute_ground_truth(*args)  # the queued run starts: flag cleared, snapshot written
     assert not Project.objects.get(pk=project.pk).ground_truth_pending
     snapshot = GroundTruthSnapshot.objects.get(project=project)
     assert snapshot.input_judgement_count == 1
-    first.run.refresh_from_db()
-    assert (first.run.status, first.run.snapshot, first.run.progress) == ("done", snapshot, 1.0)
+    first.job.refresh_from_db()
+    assert (first.job.status, first.job.snapshot, first.job.progress) == ("done", snapshot, 1.0)
     with django_capture_on_commit_callbacks(execute=True):
-        second = request_ground_truth_run(project.pk)  # the next submission queues the next run
-    assert second.queued and second.run.pk != first.run.pk
+        second = request_ground_truth_job(project.pk)  # the next submission queues the next run
+    assert second.queued and second.job.pk != first.job.pk
     assert len(queued) == 2
 
 
 def test_a_broker_failure_clears_the_flag_and_fails_the_run_so_the_next_submission_retries(
-    researcher, annotators, monkeypatch, django_capture_on_commit_callbacks
+    researcher, annotators, monkeypatch, settings, django_capture_on_commit_callbacks
 ):
+    monkeypatch.setitem(compute_ground_truth.app.conf, "task_always_eager", False)
     project = make_project(researcher, annotators)
 
     def broker_down(*args, **kwargs):
@@ -80,10 +82,10 @@ def test_a_broker_failure_clears_the_flag_and_fails_the_run_so_the_next_submissi
 
     monkeypatch.setattr(compute_ground_truth, "apply_async", broker_down)
     with django_capture_on_commit_callbacks(execute=True):
-        request = request_ground_truth_run(project.pk)
+        request = request_ground_truth_job(project.pk)
     assert not Project.objects.get(pk=project.pk).ground_truth_pending
-    request.run.refresh_from_db()
-    assert request.run.status == GroundTruthRun.Status.FAILED
-    assert "broker down" in request.run.error
+    request.job.refresh_from_db()
+    assert request.job.status == GroundTruthJob.Status.FAILED
+    assert "broker down" in request.job.error
     # The window is open again: the next submission queues a new run.
-    assert request_ground_truth_run(project.pk).run.pk != request.run.pk
+    assert request_ground_truth_job(project.pk).job.pk != request.job.pk

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from annotation.demo import DEMO_DIR, DEMO_PROJECT_NAME, demo_documents, demo_topics
 from annotation.models import Project, Task
+from evaluation.demo import DEMO_DIR, DEMO_PROJECT_NAME, demo_documents, demo_topics
 from tests.conftest import PROJECT_DIR
 
 pytestmark = pytest.mark.django_db
 
 
 def test_the_demo_loads_from_the_shipped_files_and_is_idempotent():
-    assert DEMO_DIR == PROJECT_DIR / "annotation" / "demo"  # shipped with the code, not read from ../shared
+    assert DEMO_DIR == PROJECT_DIR / "evaluation" / "demo"  # shipped with the code, not read from ../shared
     call_command("load_demo", verbosity=0)
     call_command("load_demo", verbosity=0)
     project = Project.objects.get(name=DEMO_PROJECT_NAME)

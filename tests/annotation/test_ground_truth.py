@@ -11,8 +11,9 @@ from django.urls import reverse
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from annotation.assignment import claim_next_task, submit_judgement
-from annotation.ground_truth import build_snapshot
 from annotation.models import Judgement, Task
+from evaluation.ground_truth import embedded
+from evaluation.ground_truth.build import build_snapshot
 from evaluation.models import GroundTruthSnapshot
 from tests.annotation.factories import make_project
 
@@ -87,13 +88,16 @@ def test_new_judgements_give_a_new_version(researcher, annotators):
 def test_submitting_through_the_page_triggers_the_job(
     client, researcher, annotators, django_capture_on_commit_callbacks
 ):
-    # Tasks run eagerly in tests (no REDIS_URL), so on commit the snapshot is written.
+    # No worker in tests (no REDIS_URL): on commit the job is queued for the embedded runner,
+    # never computed inside the annotator's request.
     project = make_project(researcher, annotators, k=3, pool_depth=2)
     client.force_login(annotators[0])
     client.post(reverse("claim", args=[project.pk]))
     assignment = annotators[0].assignments.get()
     with django_capture_on_commit_callbacks(execute=True):
         client.post(reverse("submit", args=[project.pk, assignment.pk]), {"label": "1"})
+    assert not GroundTruthSnapshot.objects.filter(project=project).exists()
+    assert embedded.run_queued() == 1
     assert GroundTruthSnapshot.objects.get(project=project).input_judgement_count == 1
 
 
@@ -130,7 +134,8 @@ def test_annotators_cannot_read_ground_truth(client, judged_project, annotators)
     build_snapshot(judged_project.pk)
     client.force_login(annotators[0])
     assert client.get(f"/api/projects/{judged_project.pk}/snapshots/1/qrels/").status_code == 403
-    assert client.get(reverse("snapshot-qrels", args=[judged_project.pk, 1])).status_code == 404
+    download = reverse("ground-truth-download", args=[judged_project.pk, 1, "qrels"])
+    assert client.get(download).status_code == 404
     assert client.get(reverse("project-page", args=[judged_project.pk])).status_code == 404
 
 

@@ -103,7 +103,7 @@ def test_a_missing_field_is_a_400_naming_it(researcher, project):
         import_url(project), {"topics": [{"id": "1"}], "documents": []}, format="json"
     )
     assert response.status_code == 400
-    assert response.json() == {"topics": {"0": {"title": ["This field is required."]}}}
+    assert response.json() == {"topics[0].title": ["This field is required."]}
 
 
 def test_a_duplicate_id_is_a_400_naming_the_item(researcher, project):
@@ -156,12 +156,11 @@ def test_the_openapi_schema_is_served_and_documents_the_import(client):
     assert response.status_code == 200
     schema = response.json()
     assert schema["openapi"].startswith("3.")
-    assert "/api/projects/{id}/import/" in schema["paths"]
-    assert "post" in schema["paths"]["/api/projects/{id}/import/"]
+    assert "post" in schema["paths"]["/api/projects/{project_pk}/import/"]
 
 
 def test_the_openapi_schema_generates_without_warnings(tmp_path):
     from django.core.management import call_command
 
     call_command("spectacular", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
-    assert "/api/projects/{id}/ground-truth/" in (tmp_path / "schema.yaml").read_text()
+    assert "/api/projects/{project_pk}/ground-truth/" in (tmp_path / "schema.yaml").read_text()

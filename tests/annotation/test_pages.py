@@ -103,7 +103,7 @@ def test_imported_text_is_escaped_and_instructions_are_sanitised(client, researc
         instructions="**Bold** <script>alert('i')</script><img src=x onerror=alert(1)>",
     )
     project.annotators.set(annotators)
-    from annotation.importing import import_collection
+    from evaluation.collection import import_collection
 
     import_collection(
         project,

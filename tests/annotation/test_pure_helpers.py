@@ -12,29 +12,28 @@ from hypothesis import strategies as st
 from annotation.checks import degrade_text, degraded_passes, repeat_passes, score_checks
 from annotation.highlight import highlight_segments, query_terms
 from annotation.progress import summarise_progress
-from annotation.task_types import AnswerError, answer_from_form, answers_agree, describe_answer
-from annotation.widgets import answer_widget
+from annotation.task_types import AnswerError, task_type
 
 GRADED = {"levels": [{"value": v, "label": name} for v, name in enumerate(["no", "partly", "yes", "very"])]}
 LIKERT = {"dimensions": ["quality", "coherence"], "scale": [1, 5]}
 
 
 def test_every_label_gets_a_distinct_key_that_is_not_reserved():
-    for task_type, config in [("binary_relevance", {}), ("pairwise", {}), ("graded_relevance", GRADED)]:
-        keys = [choice.key for choice in answer_widget(task_type, config).choices]
+    for name, config in [("binary_relevance", {}), ("pairwise", {}), ("graded_relevance", GRADED)]:
+        keys = [choice.key for choice in task_type(name).widget(config).choices]
         assert len(set(keys)) == len(keys)
         assert not set(keys) & {"s", "u"}
-    assert [c.key for c in answer_widget("binary_relevance", {}).choices] == ["r", "n"]
-    assert [c.key for c in answer_widget("graded_relevance", GRADED).choices] == ["0", "1", "2", "3"]
+    assert [c.key for c in task_type("binary_relevance").widget({}).choices] == ["r", "n"]
+    assert [c.key for c in task_type("graded_relevance").widget(GRADED).choices] == ["0", "1", "2", "3"]
 
 
 def test_graded_levels_beyond_one_digit_are_keyed_by_position():
     config = {"levels": [{"value": 10, "label": "low"}, {"value": 20, "label": "high"}]}
-    assert [c.key for c in answer_widget("graded_relevance", config).choices] == ["1", "2"]
+    assert [c.key for c in task_type("graded_relevance").widget(config).choices] == ["1", "2"]
 
 
 def likert_keys(low: int, high: int) -> list[str]:
-    widget = answer_widget("likert", {"dimensions": ["quality"], "scale": [low, high]})
+    widget = task_type("likert").widget({"dimensions": ["quality"], "scale": [low, high]})
     return [choice.key for choice in widget.dimensions[0].choices]
 
 
@@ -45,7 +44,7 @@ def test_long_scales_get_a_key_for_each_of_their_first_ten_points():
     # 0-10 has eleven points: the first ten by position, the last by the arrow keys.
     assert likert_keys(0, 10) == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0", ""]
     levels = {"levels": [{"value": v, "label": f"level {v}"} for v in range(12)]}
-    keys = [c.key for c in answer_widget("graded_relevance", levels).choices]
+    keys = [c.key for c in task_type("graded_relevance").widget(levels).choices]
     assert keys[:10] == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0"] and keys[10:] == ["", ""]
 
 
@@ -57,31 +56,33 @@ def test_digit_keys_are_distinct_digits_never_page_keys(low, span):
 
 
 def test_a_widget_is_prefilled_with_the_answer_being_corrected():
-    widget = answer_widget("likert", LIKERT, {"scores": {"quality": 2, "coherence": 5}})
+    widget = task_type("likert").widget(LIKERT, {"scores": {"quality": 2, "coherence": 5}})
     checked = {d.name: [c.value for c in d.choices if c.checked] for d in widget.dimensions}
     assert checked == {"quality": [2], "coherence": [5]}
 
 
 def test_form_fields_become_answers_and_bad_numbers_name_the_field():
-    assert answer_from_form("likert", LIKERT, {"scores.quality": "4", "scores.coherence": "3"}) == {
+    assert task_type("likert").parse_form(LIKERT, {"scores.quality": "4", "scores.coherence": "3"}) == {
         "scores": {"quality": 4, "coherence": 3}
     }
-    assert answer_from_form("free_text", {"max_words": 5}, {"text": "a b", "rationale": "r"}) == {
+    assert task_type("free_text").parse_form({"max_words": 5}, {"text": "a b", "rationale": "r"}) == {
         "text": "a b",
         "rationale": "r",
     }
     with pytest.raises(AnswerError, match=r"scores\.coherence"):
-        answer_from_form("likert", LIKERT, {"scores.quality": "4", "scores.coherence": "x"})
+        task_type("likert").parse_form(LIKERT, {"scores.quality": "4", "scores.coherence": "x"})
     with pytest.raises(AnswerError, match="'label': choose"):
-        answer_from_form("binary_relevance", {}, {})
+        task_type("binary_relevance").parse_form({}, {})
 
 
 def test_gold_answers_match_on_labels_and_on_likert_within_one_point():
-    assert answers_agree("graded_relevance", {"label": 2}, {"label": 2})
-    assert not answers_agree("graded_relevance", {"label": 2}, {"label": 3})
-    assert answers_agree("likert", {"scores": {"quality": 4}}, {"scores": {"quality": 5, "coherence": 1}})
-    assert not answers_agree("likert", {"scores": {"quality": 4}}, {"scores": {"quality": 2}})
-    assert describe_answer("graded_relevance", GRADED, {"label": 3}) == "“very”"
+    assert task_type("graded_relevance").answers_agree({"label": 2}, {"label": 2})
+    assert not task_type("graded_relevance").answers_agree({"label": 2}, {"label": 3})
+    assert task_type("likert").answers_agree(
+        {"scores": {"quality": 4}}, {"scores": {"quality": 5, "coherence": 1}}
+    )
+    assert not task_type("likert").answers_agree({"scores": {"quality": 4}}, {"scores": {"quality": 2}})
+    assert task_type("graded_relevance").describe_answer(GRADED, {"label": 3}) == "“very”"
 
 
 def test_query_terms_skip_stop_words_and_highlighting_marks_word_starts():

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from annotation.importing import import_collection
 from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
+from evaluation.collection import import_collection
 from tests.browser.conftest import keyboard_ready, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

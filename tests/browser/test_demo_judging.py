@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from annotation.demo import DEMO_PASSWORD
 from annotation.models import Judgement
+from evaluation.demo import DEMO_PASSWORD
 from tests.browser.conftest import keyboard_ready, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

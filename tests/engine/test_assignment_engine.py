@@ -18,9 +18,9 @@ from annotation.assignment import (
     submit_judgement,
     unblock_annotator,
 )
-from annotation.importing import import_collection
 from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
 from annotation.qualification import QualificationError, grade_qualification
+from evaluation.collection import import_collection
 from tests.annotation.factories import make_gold_project, make_likert_project, make_project
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation.task_types import AnswerError, validate_answer, validate_config
+from annotation.task_types import AnswerError, task_type, validate_config
 
 GRADED = {"levels": [{"value": v, "label": f"level {v}"} for v in range(4)]}
 LIKERT = {"dimensions": ["quality", "coherence", "diversity", "importance"], "scale": [1, 5]}
@@ -16,10 +16,10 @@ LIKERT = {"dimensions": ["quality", "coherence", "diversity", "importance"], "sc
 @given(st.integers(min_value=-10, max_value=10))
 def test_graded_accepts_exactly_the_configured_levels(label):
     if 0 <= label <= 3:
-        assert validate_answer("graded_relevance", GRADED, {"label": label}) == {"label": label}
+        assert task_type("graded_relevance").validate_answer(GRADED, {"label": label}) == {"label": label}
     else:
         with pytest.raises(AnswerError, match="field 'label'"):
-            validate_answer("graded_relevance", GRADED, {"label": label})
+            task_type("graded_relevance").validate_answer(GRADED, {"label": label})
 
 
 @settings(max_examples=50, deadline=None)
@@ -27,42 +27,46 @@ def test_graded_accepts_exactly_the_configured_levels(label):
 def test_likert_needs_every_dimension_within_scale(values):
     scores = dict(zip(LIKERT["dimensions"], values, strict=True))
     if all(1 <= v <= 5 for v in values):
-        assert validate_answer("likert", LIKERT, {"scores": scores}) == {"scores": scores}
+        assert task_type("likert").validate_answer(LIKERT, {"scores": scores}) == {"scores": scores}
     else:
         with pytest.raises(AnswerError, match=r"field 'scores\.\w+': between 1 and 5"):
-            validate_answer("likert", LIKERT, {"scores": scores})
+            task_type("likert").validate_answer(LIKERT, {"scores": scores})
 
 
 def test_likert_missing_or_unknown_dimension():
     with pytest.raises(AnswerError, match=r"field 'scores\.importance': missing"):
-        validate_answer("likert", LIKERT, {"scores": {"quality": 3, "coherence": 3, "diversity": 3}})
+        task_type("likert").validate_answer(
+            LIKERT, {"scores": {"quality": 3, "coherence": 3, "diversity": 3}}
+        )
     with pytest.raises(AnswerError, match="unknown dimension"):
-        validate_answer("likert", LIKERT, {"scores": {"fluency": 3}})
+        task_type("likert").validate_answer(LIKERT, {"scores": {"fluency": 3}})
 
 
 def test_binary_and_pairwise_reject_bools_and_other_integers():
-    for task_type in ("binary_relevance", "pairwise"):
-        assert validate_answer(task_type, {}, {"label": 1}) == {"label": 1}
+    for name in ("binary_relevance", "pairwise"):
+        assert task_type(name).validate_answer({}, {"label": 1}) == {"label": 1}
         with pytest.raises(AnswerError, match="field 'label'"):
-            validate_answer(task_type, {}, {"label": 2})
+            task_type(name).validate_answer({}, {"label": 2})
         with pytest.raises(AnswerError, match="field 'label'"):
-            validate_answer(task_type, {}, {"label": True})
+            task_type(name).validate_answer({}, {"label": True})
 
 
 def test_free_text_word_limit():
     config = {"max_words": 3}
-    assert validate_answer("free_text", config, {"text": " one two three "}) == {"text": "one two three"}
+    assert task_type("free_text").validate_answer(config, {"text": " one two three "}) == {
+        "text": "one two three"
+    }
     with pytest.raises(AnswerError, match="at most 3 words, got 4"):
-        validate_answer("free_text", config, {"text": "one two three four"})
+        task_type("free_text").validate_answer(config, {"text": "one two three four"})
     with pytest.raises(AnswerError, match="field 'text'"):
-        validate_answer("free_text", config, {"text": "   "})
+        task_type("free_text").validate_answer(config, {"text": "   "})
 
 
 def test_required_rationale():
     config = {"rationale_required": True}
     with pytest.raises(AnswerError, match="field 'rationale'"):
-        validate_answer("binary_relevance", config, {"label": 0, "rationale": "  "})
-    assert validate_answer("binary_relevance", config, {"label": 0, "rationale": "off topic"}) == {
+        task_type("binary_relevance").validate_answer(config, {"label": 0, "rationale": "  "})
+    assert task_type("binary_relevance").validate_answer(config, {"label": 0, "rationale": "off topic"}) == {
         "label": 0,
         "rationale": "off topic",
     }

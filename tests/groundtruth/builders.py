@@ -11,8 +11,8 @@ from datetime import timedelta
 from django.utils import timezone
 
 from annotation.assignment import correct_judgement
-from annotation.importing import import_collection
 from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
+from evaluation.collection import import_collection
 
 LIKERT_CONFIG = {"dimensions": ["fluency", "coherence"], "scale": [1, 5]}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.ground_truth import build_snapshot
 from annotation.models import Judgement, Membership
+from evaluation.ground_truth.build import build_snapshot
 from tests.groundtruth.builders import gold_items, items, judge, label_project, likert_project
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +68,7 @@ def test_a_changed_rating_on_any_dimension_counts(researcher, annotators):
 
 
 def test_a_new_computation_version_writes_a_corrected_snapshot(project, monkeypatch):
-    import annotation.ground_truth as ground_truth
+    import evaluation.ground_truth.build as ground_truth
 
     monkeypatch.setattr(ground_truth, "COMPUTATION_VERSION", ground_truth.COMPUTATION_VERSION + 1)
     assert build_snapshot(project.pk).version == 2  # same judgements, but computed differently now

@@ -8,8 +8,8 @@ import pytest
 
 from annotation.crowd.aggregation import gold_weighted_vote, majority_vote
 from annotation.models import Project
-from annotation.tasks import compute_ground_truth
-from evaluation.models import GroundTruthRun
+from evaluation.ground_truth.jobs import compute_ground_truth
+from evaluation.models import GroundTruthJob
 from tests.groundtruth.builders import correct, gold_items, items, judge, label_project
 
 pytestmark = pytest.mark.django_db
@@ -79,7 +79,7 @@ def test_the_snapshot_equals_the_pure_gold_weighted_vote_on_the_same_judgements(
         for name, label in answers.items():
             judge(task, people[name], label)
             triples.append((task.pk, people[name].pk, label))
-    run = GroundTruthRun.objects.create(project=project)
+    run = GroundTruthJob.objects.create(project=project)
 
     assert compute_ground_truth(project.pk, run.pk) == 1
 
@@ -97,7 +97,7 @@ def test_the_snapshot_equals_the_pure_gold_weighted_vote_on_the_same_judgements(
     assert snapshot.agreement["ties"] == sorted(task for task in expected.ties if task not in gold)
     weights = expected.parameters["worker_weights"]
     for person in people.values():
-        assert snapshot.assessor_report["assessors"][str(person.pk)]["gold_weight"] == pytest.approx(
+        assert snapshot.annotator_report["annotators"][str(person.pk)]["gold_weight"] == pytest.approx(
             weights[person.pk]
         )
     assert (snapshot.method, snapshot.parameters) == ("gold-weighted", {"tie_rule": "smallest"})

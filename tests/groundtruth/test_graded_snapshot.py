@@ -14,8 +14,8 @@ import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from annotation.crowd.aggregation import majority_vote
-from annotation.ground_truth import build_snapshot
 from annotation.models import Project
+from evaluation.ground_truth.build import build_snapshot
 from tests.groundtruth.builders import items, judge, label_project
 
 pytestmark = pytest.mark.django_db

@@ -10,11 +10,11 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotation.ground_truth import build_snapshot
 from annotation.models import Judgement
-from annotation.tasks import compute_ground_truth
-from evaluation.models import GroundTruthRun
-from evaluation.reports import agreement_report
+from evaluation.ground_truth.build import build_snapshot
+from evaluation.ground_truth.jobs import compute_ground_truth
+from evaluation.ground_truth.report import agreement_report
+from evaluation.models import GroundTruthJob
 from tests.groundtruth.builders import items, judge, label_project, likert_project
 
 pytestmark = pytest.mark.django_db
@@ -44,6 +44,7 @@ def ratings(researcher, annotators):
 
 @pytest.fixture
 def sent(monkeypatch):
+    monkeypatch.setitem(compute_ground_truth.app.conf, "task_always_eager", False)  # as with a broker
     calls = []
     monkeypatch.setattr(compute_ground_truth, "apply_async", lambda args, countdown: calls.append(args))
     return calls
@@ -72,14 +73,14 @@ def only_the_owner(client, url, researcher, outsider, annotator, *, method="get"
 def test_the_ground_truth_page_shows_snapshots_runs_with_progress_and_the_forms(
     client, project, researcher, outsider_researcher, annotators
 ):
-    GroundTruthRun.objects.create(
+    GroundTruthJob.objects.create(
         project=project, status="running", stage="aggregation: majority", progress=0.5
     )
     url = reverse("ground-truth", args=[project.pk])
     response = only_the_owner(client, url, researcher, outsider_researcher, annotators[0])
     assert response.status_code == 200
     page = response.content.decode()
-    assert f'data-runs-url="/api/projects/{project.pk}/ground-truth/runs/"' in page
+    assert f'data-jobs-url="/api/projects/{project.pk}/ground-truth/jobs/"' in page
     assert '<progress data-field="bar" max="1" value="0.500"' in page and "50 %" in page
     assert "aggregation: majority" in page
     assert reverse("ground-truth-download", args=[project.pk, 1, "qrels"]) in page
@@ -98,9 +99,9 @@ def test_recompute_queues_one_debounced_run_and_only_on_post(
         response = only_the_owner(client, url, researcher, outsider_researcher, annotators[0], method="post")
         again = client.post(url, follow=True)
     assert response.status_code == 302 and response["Location"] == reverse("ground-truth", args=[project.pk])
-    run = GroundTruthRun.objects.get(project=project)
+    run = GroundTruthJob.objects.get(project=project)
     assert sent == [(project.pk, run.pk)]
-    assert f"Run {run.pk} is already waiting to start" in again.content.decode()
+    assert f"Job {run.pk} is already waiting to start" in again.content.decode()
 
 
 def test_the_diff_page_lists_the_changed_item_by_its_ids(
@@ -118,7 +119,7 @@ def test_the_diff_page_lists_the_changed_item_by_its_ids(
     assert "1 changed, 0 added, 0 removed, 3 unchanged." in page
     assert '<th scope="row">1 × d3</th><td>1</td><td>0</td>' in page
     assert client.get(reverse("ground-truth-diff", args=[project.pk]) + "?from=1&to=9").status_code == 404
-    assert client.get(reverse("ground-truth-diff", args=[project.pk]) + "?from=x").status_code == 302
+    assert client.get(reverse("ground-truth-diff", args=[project.pk]) + "?from=x").status_code == 400
 
 
 def test_qrels_download_for_label_projects(client, project, researcher, outsider_researcher, annotators):
@@ -156,7 +157,7 @@ def test_rating_summaries_download_as_csv_and_json(
 
 def test_csv_cells_that_a_spreadsheet_would_run_are_defused(client, researcher, annotators):
     project = likert_project(researcher, annotators, items=0)
-    from annotation.importing import import_collection
+    from evaluation.collection import import_collection
 
     import_collection(
         project,
@@ -205,7 +206,7 @@ def test_the_agreement_page_before_any_snapshot_still_lists_annotators(client, r
 def test_names_typed_by_people_are_escaped_on_every_page(client, researcher, django_user_model):
     hostile = django_user_model.objects.create_user("<script>alert(1)</script>", password="x")
     project = label_project(researcher, [hostile], items=0)
-    from annotation.importing import import_collection
+    from evaluation.collection import import_collection
 
     import_collection(
         project,
@@ -248,26 +249,26 @@ def test_the_on_demand_api_is_debounced_and_returns_the_run_to_poll(
         second = client.post(url)
     assert first.status_code == second.status_code == 202
     assert first.json()["queued"] is True and second.json()["queued"] is False
-    run = first.json()["run"]
-    assert second.json()["run"]["id"] == run["id"] and run["status"] == "queued"
-    assert run["url"] == f"http://testserver/api/projects/{project.pk}/ground-truth/runs/{run['id']}/"
+    run = first.json()["job"]
+    assert second.json()["job"]["id"] == run["id"] and run["status"] == "queued"
+    assert run["url"] == f"http://testserver/api/projects/{project.pk}/ground-truth/jobs/{run['id']}/"
     assert sent == [(project.pk, run["id"])]  # sent once, after the request's transaction committed
 
 
 def test_runs_are_listed_newest_first_with_their_progress(
     client, project, researcher, outsider_researcher, annotators
 ):
-    done = GroundTruthRun.objects.create(
+    done = GroundTruthJob.objects.create(
         project=project,
         status="done",
         progress=1.0,
         snapshot=project.snapshots.get(),
         stage="wrote version 1",
     )
-    running = GroundTruthRun.objects.create(
+    running = GroundTruthJob.objects.create(
         project=project, status="running", progress=0.25, stage="agreement"
     )
-    url = f"/api/projects/{project.pk}/ground-truth/runs/"
+    url = f"/api/projects/{project.pk}/ground-truth/jobs/"
     response = only_the_owner(client, url, researcher, outsider_researcher, annotators[0], api=True)
     results = response.json()["results"]
     assert [run["id"] for run in results] == [running.pk, done.pk]
@@ -306,9 +307,24 @@ def test_the_ratings_api_serves_rating_snapshots_only(
 
 
 def test_the_admin_lists_runs_read_only(client, project, django_user_model):
-    run = GroundTruthRun.objects.create(project=project, status="failed", error="boom")
+    run = GroundTruthJob.objects.create(project=project, status="failed", error="boom")
     admin = django_user_model.objects.create_superuser("admin", password="x")
     client.force_login(admin)
-    assert client.get("/admin/evaluation/groundtruthrun/").status_code == 200
-    assert "boom" in client.get(f"/admin/evaluation/groundtruthrun/{run.pk}/change/").content.decode()
-    assert client.get("/admin/evaluation/groundtruthrun/add/").status_code == 403
+    assert client.get("/admin/evaluation/groundtruthjob/").status_code == 200
+    assert "boom" in client.get(f"/admin/evaluation/groundtruthjob/{run.pk}/change/").content.decode()
+    assert client.get("/admin/evaluation/groundtruthjob/add/").status_code == 403
+
+
+def test_a_rating_snapshot_diff_is_the_same_on_the_page_and_in_the_api(client, ratings, researcher):
+    """Every rating changed: the page and the API both list all three items as changed (the API
+    once answered ``{"changed": [], "unchanged_count": 3}`` because it compared missing labels)."""
+    Judgement.objects.filter(task__project=ratings).update(answer={"scores": {"fluency": 5, "coherence": 1}})
+    assert build_snapshot(ratings.pk).version == 2
+    client.force_login(researcher)
+    page = client.get(reverse("ground-truth-diff", args=[ratings.pk]) + "?from=1&to=2").content.decode()
+    body = client.get(f"/api/projects/{ratings.pk}/snapshots/2/diff/?against=1").json()
+    assert "3 changed, 0 added, 0 removed, 0 unchanged." in page
+    assert len(body["changed"]) == 3 and body["unchanged_count"] == 0
+    first = body["changed"][0]
+    assert first["new_label"] == "coherence 1, fluency 5" and first["old_label"] != first["new_label"]
+    assert f"<td>{first['old_label']}</td><td>coherence 1, fluency 5</td>" in page

@@ -11,9 +11,9 @@ from django.db import connection
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from annotation.crowd.aggregation import dawid_skene
-from annotation.ground_truth import build_snapshot
 from annotation.models import Membership
-from evaluation.reports import agreement_report, annotator_table, judgement_volume
+from evaluation.ground_truth.build import build_snapshot
+from evaluation.ground_truth.report import agreement_report, annotator_table, judgement_volume
 from tests.groundtruth.builders import correct, gold_items, items, judge, label_project, likert_project
 
 pytestmark = pytest.mark.django_db
@@ -130,14 +130,14 @@ def test_confusion_matrices_and_pairwise_kappa_agree_with_scikit_learn(project, 
     snapshot = build_snapshot(project.pk)
     report = agreement_report(project, snapshot)
     truth = [majority(votes) for votes in LABELS]
-    matrices = {row["username"]: row["matrix"] for row in report["confusion"]["assessors"]}
+    matrices = {row["username"]: row["matrix"] for row in report["confusion"]["annotators"]}
     assert report["confusion"]["classes"] == [0, 1]
     assert report["confusion"]["class_names"] == ["not relevant", "relevant"]
     for index, annotator in enumerate(annotators):
         given = [votes[index] for votes in LABELS]
         assert matrices[annotator.username] == confusion_matrix(truth, given, labels=[0, 1]).tolist()
     (panel,) = report["pairwise"]
-    names = [assessor["username"] for assessor in panel["assessors"]]
+    names = [annotator["username"] for annotator in panel["annotators"]]
     assert sorted(names) == sorted(a.username for a in annotators) and panel["weights"] == "none"
     for i, first in enumerate(names):
         for j, second in enumerate(names):
@@ -154,7 +154,7 @@ def test_every_agreement_figure_says_what_it_rests_on(project):
     figures = {figure["name"]: figure for figure in agreement_report(project, snapshot)["figures"]}
     assert set(figures) == {"Fleiss' kappa", "Mean Cohen's kappa", "Krippendorff's alpha (nominal)"}
     for figure in figures.values():
-        assert (figure["n_items"], figure["n_assessors"]) == (8, 3)
+        assert (figure["n_items"], figure["n_annotators"]) == (8, 3)
         assert figure["value"] is not None and figure["note"]
 
 
@@ -191,7 +191,7 @@ def test_likert_agreement_with_the_aggregate_is_within_one_point_of_the_median_o
     assert {panel["weights"] for panel in report["pairwise"]} == {"quadratic"}
     assert report["confusion"] is None
     fluency = report["pairwise"][0]
-    names = [a["username"] for a in fluency["assessors"]]
+    names = [a["username"] for a in fluency["annotators"]]
     i, j = names.index(annotators[0].username), names.index(annotators[1].username)
     expected = cohen_kappa_score([r[0][0] for r in ratings], [r[1][0] for r in ratings], weights="quadratic")
     assert fluency["kappa"][i][j] == pytest.approx(expected)

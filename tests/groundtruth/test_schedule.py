@@ -7,14 +7,14 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation.tasks import (
-    compute_ground_truth,
-    prune_unchanged_runs,
-    recompute_all_ground_truths,
-    resend_lost_runs,
-)
 from cranfield.celery import app
-from evaluation.models import GroundTruthRun
+from evaluation.ground_truth.jobs import (
+    compute_ground_truth,
+    prune_unchanged_jobs,
+    recompute_all_ground_truths,
+    resend_lost_jobs,
+)
+from evaluation.models import GroundTruthJob
 from tests.annotation.factories import make_project
 
 pytestmark = pytest.mark.django_db
@@ -22,6 +22,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def queued(monkeypatch):
+    monkeypatch.setitem(compute_ground_truth.app.conf, "task_always_eager", False)  # as with a broker
     calls = []
     monkeypatch.setattr(compute_ground_truth, "apply_async", lambda args, countdown: calls.append(args))
     return calls
@@ -34,7 +35,7 @@ def test_every_project_gets_one_run_and_a_second_tick_adds_none(
     second = make_project(researcher, annotators)
     with django_capture_on_commit_callbacks(execute=True):
         assert recompute_all_ground_truths() == 2
-    runs = {run.project_id: run.pk for run in GroundTruthRun.objects.all()}
+    runs = {run.project_id: run.pk for run in GroundTruthJob.objects.all()}
     assert sorted(queued) == sorted([(first.pk, runs[first.pk]), (second.pk, runs[second.pk])])
     # Both runs are still waiting: the next tick must not queue duplicates.
     with django_capture_on_commit_callbacks(execute=True):
@@ -50,13 +51,13 @@ def test_a_run_queued_longer_than_any_delivery_takes_is_sent_again(
     project = make_project(researcher, annotators)
     with django_capture_on_commit_callbacks(execute=True):
         recompute_all_ground_truths()
-    run = GroundTruthRun.objects.get(project=project)
-    assert resend_lost_runs() == 0  # just queued: its job is on its way
-    GroundTruthRun.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(seconds=71))
-    assert resend_lost_runs() == 1
+    run = GroundTruthJob.objects.get(project=project)
+    assert resend_lost_jobs() == 0  # just queued: its job is on its way
+    GroundTruthJob.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(seconds=71))
+    assert resend_lost_jobs() == 1
     assert queued == [(project.pk, run.pk), (project.pk, run.pk)]
-    GroundTruthRun.objects.filter(pk=run.pk).update(status=GroundTruthRun.Status.RUNNING)
-    assert resend_lost_runs() == 0  # started runs are the broker's business (redelivery)
+    GroundTruthJob.objects.filter(pk=run.pk).update(status=GroundTruthJob.Status.RUNNING)
+    assert resend_lost_jobs() == 0  # started runs are the broker's business (redelivery)
 
 
 def test_runs_that_found_nothing_new_are_pruned_after_a_week_and_the_others_kept(researcher, annotators):
@@ -64,11 +65,11 @@ def test_runs_that_found_nothing_new_are_pruned_after_a_week_and_the_others_kept
     long_ago = timezone.now() - timedelta(days=8)
     yesterday = timezone.now() - timedelta(days=1)
     for status in ("unchanged", "done", "failed"):
-        GroundTruthRun.objects.create(project=project, status=status, finished_at=long_ago)
-    GroundTruthRun.objects.create(project=project, status="unchanged", finished_at=yesterday)
-    GroundTruthRun.objects.create(project=project, status="queued")
-    assert prune_unchanged_runs() == 1
-    assert sorted(GroundTruthRun.objects.values_list("status", flat=True)) == [
+        GroundTruthJob.objects.create(project=project, status=status, finished_at=long_ago)
+    GroundTruthJob.objects.create(project=project, status="unchanged", finished_at=yesterday)
+    GroundTruthJob.objects.create(project=project, status="queued")
+    assert prune_unchanged_jobs() == 1
+    assert sorted(GroundTruthJob.objects.values_list("status", flat=True)) == [
         "done",
         "failed",
         "queued",

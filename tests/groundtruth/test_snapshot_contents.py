@@ -13,9 +13,9 @@ from sklearn.metrics import cohen_kappa_score
 from annotation.crowd.aggregation import dawid_skene
 from annotation.crowd.quality import dawid_skene_workers
 from annotation.crowd.report import agreement_report
-from annotation.ground_truth import build_snapshot
 from annotation.models import Project
 from annotation.normalisation import zscore_per_annotator
+from evaluation.ground_truth.build import build_snapshot
 from tests.groundtruth.builders import items, judge, label_project, likert_project
 
 pytestmark = pytest.mark.django_db
@@ -51,14 +51,14 @@ def test_the_snapshot_keeps_the_whole_agreement_report_with_intervals(judged):
         assert interval["low"] <= interval["high"]
 
 
-def test_a_dawid_skene_snapshot_carries_each_assessors_estimated_confusion_matrix(judged):
+def test_a_dawid_skene_snapshot_carries_each_annotators_estimated_confusion_matrix(judged):
     project, triples = judged
     project.ground_truth_method = Project.GroundTruthMethod.DAWID_SKENE
     project.save()
     snapshot = build_snapshot(project.pk)
     model = dawid_skene_workers(dawid_skene(triples))
     for row in model["workers"]:
-        stored = snapshot.assessor_report["assessors"][str(row["worker"])]
+        stored = snapshot.annotator_report["annotators"][str(row["worker"])]
         assert stored["reliability"] == pytest.approx(row["reliability"])
         for stored_row, expected_row in zip(stored["dawid_skene_confusion"], row["confusion"], strict=True):
             assert stored_row == pytest.approx(expected_row)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.snapshot_diff import diff_labels
+from evaluation.ground_truth.diff import diff_labels
 
 label_maps = st.dictionaries(st.integers(0, 40), st.integers(-1, 3), max_size=30)
 

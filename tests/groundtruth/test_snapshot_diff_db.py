@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.ground_truth import build_snapshot
 from annotation.models import Judgement
-from evaluation.snapshot_diff import diff_snapshots
+from evaluation.ground_truth.build import build_snapshot
+from evaluation.ground_truth.diff import diff_snapshots
 from tests.annotation.factories import make_project
 from tests.annotation.test_ground_truth import ANSWERS, judge_everything
 

@@ -8,8 +8,8 @@ import threading
 import pytest
 from django.db import OperationalError, connection, connections, transaction
 
-from annotation.ground_truth import lock_snapshot_writes
 from annotation.models import Project
+from evaluation.ground_truth.build import lock_snapshot_writes
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,9 +9,9 @@ import time
 import pytest
 
 from annotation.assignment import claim_next_task, submit_judgement
-from annotation.importing import import_collection
 from annotation.models import Project
-from annotation.tasks import request_ground_truth
+from evaluation.collection import import_collection
+from evaluation.ground_truth.jobs import request_ground_truth
 from evaluation.models import GroundTruthSnapshot
 
 pytestmark = pytest.mark.integration

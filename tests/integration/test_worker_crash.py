@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from annotation.tasks import SLOW_DOWN_FOR_TESTS, request_ground_truth_run
-from evaluation.models import GroundTruthRun, GroundTruthSnapshot
+from evaluation.ground_truth.jobs import SLOW_DOWN_FOR_TESTS, request_ground_truth_job
+from evaluation.models import GroundTruthJob, GroundTruthSnapshot
 from tests.groundtruth.builders import items, judge, label_project
 
 pytestmark = pytest.mark.integration
@@ -37,22 +37,22 @@ def test_a_worker_killed_mid_job_leaves_one_snapshot_with_every_judgement_once_a
     started = time.monotonic()
     # The first worker pauses after each stage (test-only), so it is surely mid-job when killed.
     doomed = start_celery_worker({SLOW_DOWN_FOR_TESTS: "1", "CELERY_VISIBILITY_TIMEOUT": VISIBILITY_TIMEOUT})
-    run = request_ground_truth_run(project.pk).run
+    run = request_ground_truth_job(project.pk).job
 
     def mid_job():
-        current = GroundTruthRun.objects.get(pk=run.pk)
+        current = GroundTruthJob.objects.get(pk=run.pk)
         return current if current.stage.startswith("agreement") else None
 
     seen = wait_for(mid_job, 30, doomed, "the job to reach the agreement stage")
     assert seen.status == "running" and 0 < seen.progress < 1
     doomed.kill()
-    assert GroundTruthRun.objects.get(pk=run.pk).status == "running"  # nobody told the database
+    assert GroundTruthJob.objects.get(pk=run.pk).status == "running"  # nobody told the database
     assert not GroundTruthSnapshot.objects.filter(project=project).exists()
 
     time.sleep(float(VISIBILITY_TIMEOUT) + 0.5)  # Redis hands back unacknowledged jobs after this
     survivor = start_celery_worker({"CELERY_VISIBILITY_TIMEOUT": VISIBILITY_TIMEOUT})
     finished = wait_for(
-        lambda: GroundTruthRun.objects.filter(pk=run.pk, status__in=["done", "unchanged", "failed"]).first(),
+        lambda: GroundTruthJob.objects.filter(pk=run.pk, status__in=["done", "unchanged", "failed"]).first(),
         40,
         survivor,
         "the redelivered job to finish",

@@ -1,22 +1,22 @@
-// Ground-truth page: while a run is queued or running, poll the runs API every 2 s and update
+// Ground-truth page: while a job is queued or running, poll the jobs API every 2 s and update
 // the rows in place. Text only (textContent), never HTML. Without JavaScript the page shows the
 // state at load time and a reload link.
 (function () {
   "use strict";
-  const table = document.getElementById("runs");
+  const table = document.getElementById("jobs");
   if (!table) return;
-  const url = table.dataset.runsUrl;
-  const status = document.getElementById("runs-status");
+  const url = table.dataset.jobsUrl;
+  const status = document.getElementById("jobs-status");
   const labels = { queued: "Queued", running: "Running", done: "Done", unchanged: "Nothing new to compute", failed: "Failed" };
   const waiting = (state) => state === "queued" || state === "running";
 
-  function update(row, run) {
-    row.dataset.status = run.status;
-    row.querySelector("[data-field=status]").textContent = labels[run.status] || run.status;
-    row.querySelector("[data-field=stage]").textContent = run.error ? run.stage + " — " + run.error : run.stage;
-    row.querySelector("[data-field=bar]").value = run.progress;
-    row.querySelector("[data-field=percent]").textContent = Math.round(run.progress * 100) + " %";
-    row.querySelector("[data-field=snapshot]").textContent = run.snapshot_version ? "version " + run.snapshot_version : "—";
+  function update(row, job) {
+    row.dataset.status = job.status;
+    row.querySelector("[data-field=status]").textContent = labels[job.status] || job.status;
+    row.querySelector("[data-field=stage]").textContent = job.error ? job.stage + " — " + job.error : job.stage;
+    row.querySelector("[data-field=bar]").value = job.progress;
+    row.querySelector("[data-field=percent]").textContent = Math.round(job.progress * 100) + " %";
+    row.querySelector("[data-field=snapshot]").textContent = job.snapshot_version ? "version " + job.snapshot_version : "—";
   }
 
   function announce(text) {
@@ -34,17 +34,17 @@
       const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
       if (!response.ok) throw new Error(response.status);
       const body = await response.json();
-      for (const run of body.results) {
-        const row = document.getElementById("run-" + run.id);
+      for (const job of body.results) {
+        const row = document.getElementById("job-" + job.id);
         if (!row) {
-          if (waiting(run.status)) again = true;
+          if (waiting(job.status)) again = true;
           continue;
         }
         const before = row.dataset.status;
-        update(row, run);
-        if (waiting(run.status)) again = true;
+        update(row, job);
+        if (waiting(job.status)) again = true;
         else if (waiting(before)) {
-          announce(run.snapshot_version ? "Run " + run.id + " wrote version " + run.snapshot_version + "." : "Run " + run.id + " finished: " + run.stage + ".");
+          announce(job.snapshot_version ? "Job " + job.id + " wrote version " + job.snapshot_version + "." : "Job " + job.id + " finished: " + job.stage + ".");
         }
       }
     } catch (error) {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.ground_truth import snapshot_qrels_lines
 from annotation.models import Project
+from evaluation.ground_truth.downloads import qrels_text
 from evaluation.models import GroundTruthSnapshot
 
 
@@ -31,7 +31,7 @@ class Command(BaseCommand):
             snapshot = snapshots.order_by("-version").first()
             if snapshot is None:
                 raise CommandError(f"project {project} has no ground-truth snapshot yet")
-        text = "".join(line + "\n" for line in snapshot_qrels_lines(snapshot))
+        text = qrels_text(snapshot)
         if output:
             with open(output, "w", encoding="utf-8") as handle:
                 handle.write(text)

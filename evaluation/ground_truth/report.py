@@ -1,6 +1,6 @@
 """Assemble the agreement report and the per-annotator table from a snapshot and a few grouped queries.
 
-A thin shell: the figures were computed by the ground-truth job (``annotation.ground_truth``) and
+A thin shell: the figures were computed by the ground-truth job (``build``) and
 stored with the snapshot; this module only reads them, adds live counts, and arranges them for
 the pages and the API. No metric is computed here.
 """
@@ -15,12 +15,10 @@ from django.db import connection
 from django.db.models import Aggregate, Count, FloatField
 
 from annotation.models import Judgement, JudgementRevision, Membership, Project, Task
-from annotation.task_types import answers_agree, label_names
+from evaluation.models import GroundTruthSnapshot
+from evaluation.reporting import heat_colours
 
-from .models import GroundTruthSnapshot
-from .reporting import heat_colours
-
-# Enough for a page; the API carries every assessor's matrix.
+# Enough for a page; the API carries every annotator's matrix.
 CONFUSION_MATRICES_ON_PAGE = 50
 
 
@@ -51,6 +49,23 @@ class Median(Aggregate):
     function = "PERCENTILE_CONT"
     template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
     output_field = FloatField()
+
+
+class BadVersion(ValueError):
+    """A snapshot version in a query string that is not a version number; says which parameter."""
+
+
+def requested_version(params, name: str = "version") -> int | None:
+    """The snapshot version ``?name=`` asks for, None if absent; BadVersion if it is not a number.
+
+    The one rule for pages and API (the API answers 400, a page 400 with the same words).
+    """
+    value = params.get(name, "")
+    if value in (None, ""):
+        return None
+    if not str(value).isdigit():
+        raise BadVersion(f"{name}: must be a snapshot version number, not {value!r}")
+    return int(value)
 
 
 def latest_snapshot(project: Project, version: int | None = None) -> GroundTruthSnapshot | None:
@@ -96,14 +111,14 @@ def gold_scores(project: Project) -> dict[int, tuple[int, int]]:
     for annotator, answer, expected in first_answers:
         score = scores.setdefault(annotator, [0, 0])
         score[0] += 1
-        score[1] += answers_agree(project.task_type, expected or {}, answer or {})
+        score[1] += project.type.answers_agree(expected or {}, answer or {})
     return {annotator: (answered, correct) for annotator, (answered, correct) in scores.items()}
 
 
 def annotator_table(project: Project, snapshot: GroundTruthSnapshot | None = None) -> list[AnnotatorRow]:
     """One row per annotator of the project (members, and anyone who judged), flagged first.
 
-    Reads the snapshot's assessor report (the newest snapshot unless one is given) and runs three
+    Reads the snapshot's annotator report (the newest snapshot unless one is given) and runs three
     grouped queries: judgement volume and median time, first answers to gold items, memberships.
     Live figures: ``labels_given``, ``median_seconds``, ``gold_*``, ``status``. As of the snapshot:
     ``agreement_with_aggregate`` (share of the annotator's labels equal to the aggregate label;
@@ -117,14 +132,14 @@ def annotator_table(project: Project, snapshot: GroundTruthSnapshot | None = Non
     """
     if snapshot is None:
         snapshot = latest_snapshot(project)
-    assessors = (snapshot.assessor_report or {}).get("assessors", {}) if snapshot else {}
+    annotators = (snapshot.annotator_report or {}).get("annotators", {}) if snapshot else {}
     volume = judgement_volume(project)
     gold = gold_scores(project)
     members = {
         member.annotator_id: (member.status, member.annotator.username)
         for member in Membership.objects.filter(project=project).select_related("annotator")
     }
-    ids = set(members) | set(volume) | set(gold) | {int(key) for key in assessors}
+    ids = set(members) | set(volume) | set(gold) | {int(key) for key in annotators}
     strangers = dict(get_user_model().objects.filter(pk__in=ids - set(members)).values_list("pk", "username"))
     threshold = project.quality_threshold
     rows: list[AnnotatorRow] = []
@@ -133,7 +148,7 @@ def annotator_table(project: Project, snapshot: GroundTruthSnapshot | None = Non
         labels_given, median_seconds = volume.get(annotator, (0, None))
         answered, correct = gold.get(annotator, (0, 0))
         gold_accuracy = correct / answered if answered else None
-        figures = assessors.get(str(annotator), {})
+        figures = annotators.get(str(annotator), {})
         agreement = figures.get("agreement_with_aggregate")
         flagged, reason = False, ""
         if gold_accuracy is not None:
@@ -167,7 +182,9 @@ def annotator_table(project: Project, snapshot: GroundTruthSnapshot | None = Non
     return sorted(rows, key=lambda row: (not row["flagged"], row["username"]))
 
 
-def _figure(name: str, value, n_items, n_assessors, rests_on: str = "", interval: dict | None = None) -> dict:
+def _figure(
+    name: str, value, n_items, n_annotators, rests_on: str = "", interval: dict | None = None
+) -> dict:
     interval = interval or {}
     return {
         "name": name,
@@ -175,13 +192,13 @@ def _figure(name: str, value, n_items, n_assessors, rests_on: str = "", interval
         "low": interval.get("low"),
         "high": interval.get("high"),
         "n_items": n_items,
-        "n_assessors": n_assessors,
+        "n_annotators": n_annotators,
         "note": rests_on,
     }
 
 
 def pairs_note(pairs: int, min_shared: int = 2) -> str:
-    return f"mean over {pairs} pairs of assessors sharing at least {min_shared} items"
+    return f"mean over {pairs} pairs of annotators sharing at least {min_shared} items"
 
 
 def report_figures(
@@ -223,7 +240,7 @@ def report_figures(
 
 
 def agreement_figures(project: Project, agreement: dict) -> list[dict]:
-    """The label agreement figures of a snapshot, each with the items and assessors it rests on."""
+    """The label agreement figures of a snapshot, each with the items and annotators it rests on."""
     figures = report_figures(agreement)
     ordered = agreement.get("ordered")
     if ordered:  # graded labels: their order counts
@@ -233,7 +250,7 @@ def agreement_figures(project: Project, agreement: dict) -> list[dict]:
 
 def per_label_rows(project: Project, agreement: dict) -> list[dict]:
     """Per-label agreement (Fleiss' per-category kappa, specific agreement) with each label's name."""
-    names = label_names(project.task_type, project.config)
+    names = project.type.label_names(project.config)
     return [
         row | {"name": names.get(row["label"], str(row["label"]))}
         for row in (agreement.get("per_label") or {}).get("labels", [])
@@ -256,9 +273,9 @@ def agreement_report(project: Project, snapshot: GroundTruthSnapshot | None) -> 
 
     Keys: ``project``, ``task_type``, ``method``, ``quality_threshold``, ``snapshot`` (None before
     the first), ``figures`` (label projects) or ``dimensions`` (Likert: per dimension), ``annotators``
-    (``annotator_table``), ``confusion`` (label projects: classes, their names, and per assessor the
+    (``annotator_table``), ``confusion`` (label projects: classes, their names, and per annotator the
     matrix of aggregate label × own label) and ``pairwise`` (one heat-map panel per dimension:
-    assessors shown, kappa and shared-items matrices, how many assessors there are in all).
+    annotators shown, kappa and shared-items matrices, how many annotators there are in all).
     """
     annotators = annotator_table(project, snapshot)
     usernames = {row["annotator_id"]: row["username"] for row in annotators}
@@ -291,17 +308,17 @@ def agreement_report(project: Project, snapshot: GroundTruthSnapshot | None) -> 
         report["per_label"] = per_label_rows(project, snapshot.agreement)
         bootstrap = snapshot.agreement.get("bootstrap") or {}
         report["intervals"] = bootstrap
-    assessor_report = snapshot.assessor_report or {}
-    if assessor_report.get("kind") == "labels":
-        classes = assessor_report["classes"]
-        names = label_names(project.task_type, project.config)
+    annotator_report = snapshot.annotator_report or {}
+    if annotator_report.get("kind") == "labels":
+        classes = annotator_report["classes"]
+        names = project.type.label_names(project.config)
         matrices = sorted(
-            assessor_report["assessors"].items(), key=lambda item: (-item[1]["n_labels"], int(item[0]))
+            annotator_report["annotators"].items(), key=lambda item: (-item[1]["n_labels"], int(item[0]))
         )
         report["confusion"] = {
             "classes": classes,
             "class_names": [names.get(label, str(label)) for label in classes],
-            "assessors": [
+            "annotators": [
                 {
                     "annotator_id": int(key),
                     "username": usernames.get(int(key), "?"),
@@ -313,12 +330,12 @@ def agreement_report(project: Project, snapshot: GroundTruthSnapshot | None) -> 
                 for key, figures in matrices
             ],
         }
-    for panel in assessor_report.get("pairwise", []):
+    for panel in annotator_report.get("pairwise", []):
         report["pairwise"].append(
             panel
             | {
-                "assessors": [
-                    {"annotator_id": a, "username": usernames.get(a, "?")} for a in panel["assessors"]
+                "annotators": [
+                    {"annotator_id": a, "username": usernames.get(a, "?")} for a in panel["annotators"]
                 ]
             }
         )
@@ -328,7 +345,7 @@ def agreement_report(project: Project, snapshot: GroundTruthSnapshot | None) -> 
 def heatmap_rows(panel: dict) -> list[dict]:
     """A pairwise panel as table rows of cells with their value, shared items and colours."""
     rows = []
-    for i, assessor in enumerate(panel["assessors"]):
+    for i, annotator in enumerate(panel["annotators"]):
         cells = []
         for j, value in enumerate(panel["kappa"][i]):
             background, text = heat_colours(value)
@@ -339,8 +356,8 @@ def heatmap_rows(panel: dict) -> list[dict]:
                     "self": i == j,
                     "background": background,
                     "text": text,
-                    "column": panel["assessors"][j]["username"],
+                    "column": panel["annotators"][j]["username"],
                 }
             )
-        rows.append({"assessor": assessor, "cells": cells})
+        rows.append({"annotator": annotator, "cells": cells})
     return rows

@@ -1,7 +1,7 @@
 """Rebuild the shipped demo subset from the Cranfield collection in ../shared/data/cranfield.
 
 Not used at run time: the demo loads the files this script wrote, so it works where ../shared is
-absent. Rerun it (``python annotation/demo/build_demo.py``) only to change the subset.
+absent. Rerun it (``python evaluation/demo/build_demo.py``) only to change the subset.
 
 What it picks: the first five queries (by position in cran.qry, which is what cranqrel's query ids
 mean) that have between 4 and 12 relevant documents; two toy runs ranked by BM25 over the whole

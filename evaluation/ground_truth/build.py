@@ -4,8 +4,8 @@ A thin shell in three phases, so that the heavy computation never runs inside a 
 its progress can be committed (and seen by other connections) as it goes:
 
 1. **read** the inputs (no locks) and fingerprint exactly what was read;
-2. **compute** agreement, aggregation and the assessor report with the pure functions of
-   ``annotation.crowd`` and ``evaluation.reporting``, reporting progress;
+2. **compute** agreement, aggregation and the annotator report with the pure functions of
+   ``annotation.crowd``, reporting progress;
 3. **write** the snapshot in one short transaction that locks the project row and checks again
    that no other run has written these inputs, or newer ones, meanwhile.
 """
@@ -23,26 +23,26 @@ import numpy as np
 from django.db import connection, transaction
 from django.utils import timezone
 
+from annotation.crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
+from annotation.crowd.agreement import cohen_kappa_matrix, label_order
+from annotation.crowd.encoding import on_scale
+from annotation.crowd.quality import agreement_with_aggregate, dawid_skene_workers, summarise_likert
+from annotation.crowd.report import agreement_report
+from annotation.models import Judgement, JudgementRevision, Membership, Project, Task
+from annotation.normalisation import zscore_per_annotator
+from annotation.task_types import LIKERT_GOLD_TOLERANCE
 from evaluation.models import GroundTruthSnapshot, SnapshotLabel
 from evaluation.reporting import busiest, confusion_against_aggregate, rating_agreement_with_aggregate
-
-from .crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
-from .crowd.agreement import cohen_kappa_matrix, label_order
-from .crowd.encoding import on_scale
-from .crowd.quality import agreement_with_aggregate, dawid_skene_workers, summarise_likert
-from .crowd.report import agreement_report
-from .models import Judgement, JudgementRevision, Membership, Project, Task
-from .normalisation import zscore_per_annotator
-from .task_types import LIKERT_GOLD_TOLERANCE
 
 DEFAULT_TIE_RULE = "smallest"
 # Part of every input fingerprint: raise it when a change to the computation changes what a
 # snapshot holds for the same judgements, so the next run writes a corrected version instead of
 # "unchanged". 2: weighted kappa over the whole configured scale, gold-weighted ties listed.
-COMPUTATION_VERSION = 2
-# The pairwise-kappa heat map keeps the assessors with the most labels: beyond a few dozen rows
+# 3: one vocabulary (the report's keys say annotator, not assessor or worker).
+COMPUTATION_VERSION = 3
+# The pairwise-kappa heat map keeps the annotators with the most labels: beyond a few dozen rows
 # it is unreadable, and the snapshot row stays small.
-HEATMAP_ASSESSORS = 30
+HEATMAP_ANNOTATORS = 30
 # Bootstrap intervals over items for every agreement figure (percentile, seeded).
 INTERVAL_RESAMPLES = 1000
 INTERVAL_SEED = 0
@@ -286,7 +286,7 @@ class Computed:
     labels: list  # (task, label or None, confidence, judgement count, details)
     parameters: dict
     agreement: dict
-    assessor_report: dict = field(default_factory=dict)
+    annotator_report: dict = field(default_factory=dict)
 
 
 def label_classes(project: Project, triples: list) -> list:
@@ -299,7 +299,7 @@ def label_classes(project: Project, triples: list) -> list:
 
 
 def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed:
-    """Agreement, the aggregate label per item and the assessor report of a label project."""
+    """Agreement, the aggregate label per item and the annotator report of a label project."""
     triples = inputs.rows
     graded = inputs.project.task_type == Project.TaskType.GRADED_RELEVANCE
     figures = label_agreement(
@@ -307,7 +307,7 @@ def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed
     )
     progress(f"aggregation: {inputs.method}", 0.5)
     vote = aggregate(triples, inputs.method, inputs.tie_rule, inputs.gold_triples, inputs.gold)
-    progress("assessor report", 0.75)
+    progress("annotator report", 0.75)
     parameters = {
         key: value
         for key, value in vote.parameters.items()
@@ -318,15 +318,15 @@ def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed
         (task_id, int(label), float(vote.confidence[task_id]), counts[task_id], {})
         for task_id, label in vote.labels.items()
     ]
-    report = label_assessor_report(triples, vote, label_classes(inputs.project, triples))
+    report = label_annotator_report(triples, vote, label_classes(inputs.project, triples))
     return Computed(labels, parameters, figures | {"ties": sorted(vote.ties)}, report)
 
 
-def label_assessor_report(triples: list, vote: AggregationResult, classes: list) -> dict:
-    """Per assessor: labels, agreement and Cohen's kappa with the aggregate, the confusion matrix
+def label_annotator_report(triples: list, vote: AggregationResult, classes: list) -> dict:
+    """Per annotator: labels, agreement and Cohen's kappa with the aggregate, the confusion matrix
     of their labels against it, and Dawid–Skene's estimated confusion matrix and reliability (or
     the gold weight) when the method estimated them; plus the pairwise-kappa matrix of the
-    ``HEATMAP_ASSESSORS`` busiest assessors. Keys are annotator ids as text (JSON)."""
+    ``HEATMAP_ANNOTATORS`` busiest annotators. Keys are annotator ids as text (JSON)."""
     observed = confusion_against_aggregate(triples, vote.labels, classes)
     estimated = {}
     if vote.method == "dawid-skene":
@@ -339,11 +339,11 @@ def label_assessor_report(triples: list, vote: AggregationResult, classes: list)
             ]
             estimated[row["worker"]] = (row["reliability"], matrix)
     weights = vote.parameters.get("worker_weights", {})
-    assessors = {}
+    annotators = {}
     for row in agreement_with_aggregate(triples, vote):
         worker = row["worker"]
         reliability, ds_matrix = estimated.get(worker, (None, None))
-        assessors[str(worker)] = {
+        annotators[str(worker)] = {
             "n_labels": row["n_labels"],
             "agreed": row["agreed"],
             "compared": row["n_labels"],
@@ -358,7 +358,7 @@ def label_assessor_report(triples: list, vote: AggregationResult, classes: list)
     return {
         "kind": "labels",
         "classes": classes,
-        "assessors": assessors,
+        "annotators": annotators,
         "pairwise": [pairwise_report(triples, counts)],
     }
 
@@ -366,16 +366,16 @@ def label_assessor_report(triples: list, vote: AggregationResult, classes: list)
 def pairwise_report(
     triples: list, counts: Counter, dimension: str | None = None, weights: str = "none"
 ) -> dict:
-    """The kappa and shared-items matrices of the busiest assessors, as the heat map shows them."""
-    shown = busiest(counts, HEATMAP_ASSESSORS)
+    """The kappa and shared-items matrices of the busiest annotators, as the heat map shows them."""
+    shown = busiest(counts, HEATMAP_ANNOTATORS)
     matrix = cohen_kappa_matrix(triples, weights=weights, workers=shown)
     return {
         "dimension": dimension,
         "weights": weights,
-        "assessors": shown,
+        "annotators": shown,
         "kappa": matrix["kappa"],
         "shared": matrix["shared_items"],
-        "assessors_total": len(counts),
+        "annotators_total": len(counts),
     }
 
 
@@ -399,7 +399,7 @@ def rating_scale(scale: tuple, triples: list) -> list:
 
 def compute_ratings(inputs: Inputs, progress: Progress = no_progress) -> Computed:
     """Per item and dimension mean, median, std, IQR, MAD and n (plus the mean z-score when the
-    project normalises per annotator); interval agreement per dimension; assessor report."""
+    project normalises per annotator); interval agreement per dimension; annotator report."""
     project, rows = inputs.project, inputs.rows
     dimensions = list(project.config["dimensions"])
     scale = tuple(project.config["scale"])
@@ -426,7 +426,7 @@ def compute_ratings(inputs: Inputs, progress: Progress = no_progress) -> Compute
         for dimension, value in zscores.get(task_id, {}).items():
             details[dimension]["z_mean"] = value
         labels.append((task_id, None, summary.confidence, summary.n, details))
-    progress("assessor report", 0.75)
+    progress("annotator report", 0.75)
     medians = {
         task_id: {dimension: details[dimension]["median"] for dimension in dimensions}
         for task_id, _, _, _, details in labels
@@ -441,7 +441,7 @@ def compute_ratings(inputs: Inputs, progress: Progress = no_progress) -> Compute
         "kind": "ratings",
         "dimensions": dimensions,
         "tolerance": LIKERT_GOLD_TOLERANCE,
-        "assessors": {
+        "annotators": {
             str(worker): {
                 "n_labels": counts[worker],
                 "agreed": row["agreed"],
@@ -519,7 +519,7 @@ def write_snapshot(inputs: Inputs, computed: Computed) -> GroundTruthSnapshot | 
             input_fingerprint=inputs.fingerprint,
             inputs_read_at=inputs.read_at,
             agreement=computed.agreement,
-            assessor_report=computed.assessor_report,
+            annotator_report=computed.annotator_report,
             signature=(
                 f"cranfield-gt|method:{inputs.method}|"
                 + "|".join(f"{k}:{v}" for k, v in sorted(parameters.items()))
@@ -558,7 +558,7 @@ def build_snapshot(
        there are none, or if the newest snapshot's fingerprint equals these inputs'.
     2. Label tasks (binary, graded, pairwise): agreement figures, the aggregate label per item
        (``method``, default the project's own: majority vote, Dawid–Skene or gold-weighted vote)
-       and the assessor report. Rating tasks: per dimension mean, median and dispersion, interval
+       and the annotator report. Rating tasks: per dimension mean, median and dispersion, interval
        agreement. Free-text tasks have nothing to aggregate and get no snapshot.
     3. Store the snapshot and one row per judged item, unless another run wrote the same or newer
        inputs meanwhile (see ``write_snapshot``). Safe to run twice at once: one snapshot results.
@@ -581,11 +581,3 @@ def build_snapshot(
         return None
     progress(f"wrote version {written.version}", 1.0)
     return written
-
-
-def snapshot_qrels_lines(snapshot: GroundTruthSnapshot) -> list[str]:
-    """The snapshot as TREC qrels lines (``topic 0 docno label``), sorted by topic then docno."""
-    rows = snapshot.labels.filter(label__isnull=False).values_list(
-        "task__topic__external_id", "task__document__external_id", "label"
-    )
-    return [f"{topic} 0 {docno} {label}" for topic, docno, label in sorted(rows)]

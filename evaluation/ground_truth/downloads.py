@@ -1,4 +1,4 @@
-"""File downloads shared by the pages and the API."""
+"""A snapshot's downloads (TREC qrels; rating summaries as CSV and JSON), for pages, API and CLI alike."""
 
 from __future__ import annotations
 
@@ -8,16 +8,33 @@ import json
 
 from django.http import HttpResponse
 
-from annotation.ground_truth import snapshot_qrels_lines
-
-from .models import GroundTruthSnapshot
+from evaluation.metrics.trec_io import Qrels, write_qrels
+from evaluation.models import GroundTruthSnapshot
 
 SUMMARY_FIELDS = ("mean", "median", "std", "iqr", "n")
 
 
+def snapshot_qrels(snapshot: GroundTruthSnapshot) -> Qrels:
+    """The snapshot's labelled items as qrels: ``{topic: {docno: label}}`` (unlabelled items left out)."""
+    qrels: Qrels = {}
+    rows = snapshot.labels.filter(label__isnull=False).values_list(
+        "task__topic__external_id", "task__document__external_id", "label"
+    )
+    for topic, docno, label in rows.iterator(chunk_size=5000):
+        qrels.setdefault(topic, {})[docno] = label
+    return qrels
+
+
+def qrels_text(snapshot: GroundTruthSnapshot) -> str:
+    """The snapshot as TREC qrels text (``topic 0 docno label``), sorted by topic then docno."""
+    out = io.StringIO()
+    write_qrels(snapshot_qrels(snapshot), out)
+    return out.getvalue()
+
+
 def qrels_response(snapshot: GroundTruthSnapshot) -> HttpResponse:
     """The snapshot as a TREC qrels attachment named after its project and version."""
-    body = "".join(line + "\n" for line in snapshot_qrels_lines(snapshot))
+    body = qrels_text(snapshot)
     response = HttpResponse(body, content_type="text/plain; charset=utf-8")
     filename = f"project{snapshot.project_id}-v{snapshot.version}.qrels"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

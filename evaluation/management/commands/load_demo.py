@@ -7,7 +7,10 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from annotation.demo import (
+from annotation.models import Project
+from annotation.permissions import RESEARCHERS_GROUP
+from evaluation.collection import import_collection
+from evaluation.demo import (
     DEMO_ANNOTATORS,
     DEMO_PASSWORD,
     DEMO_POOL_DEPTH,
@@ -17,9 +20,6 @@ from annotation.demo import (
     demo_runs,
     demo_topics,
 )
-from annotation.importing import import_collection
-from annotation.models import Project
-from annotation.permissions import RESEARCHERS_GROUP
 
 INSTRUCTIONS = """Read the **topic** (a question an aeronautical engineer asked in the 1960s), then the
 document's abstract. Mark the document *relevant* if it would help answer the question, even partly."""

@@ -8,11 +8,11 @@ import threading
 import pytest
 from django.db import OperationalError, connection, transaction
 
-from annotation import tasks
-from annotation.ground_truth import build_snapshot
 from annotation.models import Project
-from annotation.tasks import RunProgress, compute_ground_truth
-from evaluation.models import GroundTruthRun, GroundTruthSnapshot
+from evaluation.ground_truth import jobs as tasks
+from evaluation.ground_truth.build import build_snapshot
+from evaluation.ground_truth.jobs import JobProgress, compute_ground_truth
+from evaluation.models import GroundTruthJob, GroundTruthSnapshot
 from tests.groundtruth.builders import items, judge, label_project
 
 WAIT = 20  # seconds; generous for a loaded machine, never reached when the code is right
@@ -72,20 +72,20 @@ def test_progress_is_committed_as_the_job_goes_and_the_project_is_not_locked_mea
     postgres_required, researcher, annotators, monkeypatch
 ):
     project = judged_project(researcher, annotators)
-    run = GroundTruthRun.objects.create(project=project)
+    run = GroundTruthJob.objects.create(project=project)
     reached, proceed = threading.Event(), threading.Event()
-    original = RunProgress.__call__
+    original = JobProgress.__call__
 
     def pausing(self, stage, share):
         original(self, stage, share)
         pause_at("aggregation", reached, proceed)(stage, share)
 
-    monkeypatch.setattr(RunProgress, "__call__", pausing)
+    monkeypatch.setattr(JobProgress, "__call__", pausing)
     job = Thread(lambda: compute_ground_truth(project.pk, run.pk))
     job.start()
     assert reached.wait(WAIT)
-    seen = GroundTruthRun.objects.get(pk=run.pk)  # read on this test's own connection
-    assert seen.status == GroundTruthRun.Status.RUNNING and seen.started_at is not None
+    seen = GroundTruthJob.objects.get(pk=run.pk)  # read on this test's own connection
+    assert seen.status == GroundTruthJob.Status.RUNNING and seen.started_at is not None
     assert seen.stage == "aggregation: majority" and 0 < seen.progress < 1
     assert not GroundTruthSnapshot.objects.exists()
     with transaction.atomic():  # nothing holds the project row while the job computes
@@ -176,21 +176,21 @@ def test_two_jobs_at_once_end_one_done_and_one_unchanged_with_one_snapshot(
     postgres_required, researcher, annotators, monkeypatch
 ):
     project = judged_project(researcher, annotators)
-    runs = [GroundTruthRun.objects.create(project=project) for _ in range(2)]
+    runs = [GroundTruthJob.objects.create(project=project) for _ in range(2)]
     both_computed = threading.Barrier(2, timeout=WAIT)
-    original = RunProgress.__call__
+    original = JobProgress.__call__
 
     def meeting(self, stage, share):
         original(self, stage, share)
         if stage.startswith("writing"):
             both_computed.wait()
 
-    monkeypatch.setattr(RunProgress, "__call__", meeting)
+    monkeypatch.setattr(JobProgress, "__call__", meeting)
     jobs = [Thread(lambda run=run: compute_ground_truth(project.pk, run.pk)) for run in runs]
     for job in jobs:
         job.start()
     assert sorted([job.outcome() for job in jobs], key=str) == [1, None]
-    statuses = sorted(GroundTruthRun.objects.values_list("status", flat=True))
+    statuses = sorted(GroundTruthJob.objects.values_list("status", flat=True))
     assert statuses == ["done", "unchanged"] and GroundTruthSnapshot.objects.count() == 1
 
 
@@ -200,7 +200,7 @@ def test_two_jobs_at_once_end_one_done_and_one_unchanged_with_one_snapshot(
 @pytest.mark.django_db
 def test_a_run_delivered_again_after_it_finished_does_nothing(researcher, annotators):
     project = judged_project(researcher, annotators)
-    run = GroundTruthRun.objects.create(project=project)
+    run = GroundTruthJob.objects.create(project=project)
     assert compute_ground_truth(project.pk, run.pk) == 1
     assert compute_ground_truth(project.pk, run.pk) is None
     run.refresh_from_db()
@@ -210,11 +210,11 @@ def test_a_run_delivered_again_after_it_finished_does_nothing(researcher, annota
 @pytest.mark.django_db
 def test_a_run_its_worker_lost_starts_over_and_says_so(researcher, annotators, monkeypatch):
     project = judged_project(researcher, annotators)
-    run = GroundTruthRun.objects.create(project=project, status="running", stage="aggregation", progress=0.5)
+    run = GroundTruthJob.objects.create(project=project, status="running", stage="aggregation", progress=0.5)
     log: list = []
-    original = RunProgress.__call__
-    monkeypatch.setattr(RunProgress, "__call__", lambda self, s, p: (log.append(s), original(self, s, p)))
-    start = tasks.start_run(project.pk, run.pk)
+    original = JobProgress.__call__
+    monkeypatch.setattr(JobProgress, "__call__", lambda self, s, p: (log.append(s), original(self, s, p)))
+    start = tasks.start_job(project.pk, run.pk)
     assert start.stage == "restarted: the worker running it was lost" and start.progress == 0
     assert compute_ground_truth(project.pk, run.pk) == 1
     run.refresh_from_db()
@@ -225,7 +225,7 @@ def test_a_run_its_worker_lost_starts_over_and_says_so(researcher, annotators, m
 def test_unchanged_inputs_end_the_run_as_unchanged_with_the_reason(researcher, annotators):
     project = judged_project(researcher, annotators)
     build_snapshot(project.pk)
-    run = GroundTruthRun.objects.create(project=project)
+    run = GroundTruthJob.objects.create(project=project)
     assert compute_ground_truth(project.pk, run.pk) is None
     run.refresh_from_db()
     assert run.status == "unchanged" and run.snapshot is None
@@ -237,7 +237,7 @@ def test_a_database_error_leaves_the_run_queued_for_its_retry_and_any_other_erro
     researcher, annotators, monkeypatch
 ):
     project = judged_project(researcher, annotators)
-    run = GroundTruthRun.objects.create(project=project)
+    run = GroundTruthJob.objects.create(project=project)
 
     def database_gone(*args, **kwargs):
         raise OperationalError("server closed the connection unexpectedly")
@@ -264,7 +264,7 @@ def test_a_database_error_leaves_the_run_queued_for_its_retry_and_any_other_erro
 def test_a_job_sent_without_a_run_row_gets_one(researcher, annotators):
     project = judged_project(researcher, annotators)
     assert compute_ground_truth(project.pk) == 1
-    assert GroundTruthRun.objects.get(project=project).status == "done"
+    assert GroundTruthJob.objects.get(project=project).status == "done"
 
 
 @pytest.mark.django_db
@@ -290,7 +290,7 @@ def test_every_stage_is_reported_in_order(researcher, annotators):
         "loading judgements",
         "agreement: Fleiss' kappa, Cohen's kappa of every pair, Krippendorff's alpha",
         "aggregation: majority",
-        "assessor report",
+        "annotator report",
         "writing version 1 (8 items)",
         "wrote version 1",
     ]

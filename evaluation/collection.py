@@ -1,0 +1,107 @@
+"""Import a test collection into a project: what annotators judge (``annotation.importing``) and
+the system runs pooled into it (``runs``). One flow for the Import page and the API.
+
+All or nothing: any problem, in the body's shape or in its contents, leaves the project as it was
+and is reported as ``field: message`` pairs (``runs[0]`` line 12, ``topics[3].id``, …).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.db import transaction
+
+from annotation.importing import Catalogue, ImportProblem, ImportSummary, import_items
+from annotation.models import Project
+
+from .runs import parse_runs, pool_runs, store_runs
+from .serializers import ImportSerializer
+
+
+@dataclass
+class ImportFailed(Exception):
+    """An import refused; ``errors`` lists ``(field, message)`` pairs, the field as a path."""
+
+    errors: list[tuple[str, str]]
+
+    def __str__(self) -> str:
+        return "; ".join(self.as_lines())
+
+    def as_dict(self) -> dict[str, list[str]]:
+        """The errors as DRF words them: ``{field: [message, …]}``."""
+        out: dict[str, list[str]] = {}
+        for field, message in self.errors:
+            out.setdefault(field, []).append(message)
+        return out
+
+    def as_lines(self) -> list[str]:
+        return [f"{field}: {message}" if field else message for field, message in self.errors]
+
+
+def import_collection(
+    project: Project, *, runs: list[str] = (), pool_depth: int = 10, **what_to_judge: Any
+) -> ImportSummary:
+    """Create topics, documents, runs, the items to judge and the quality-control items.
+
+    ``runs`` are TREC run files' texts; the pool of their top ``pool_depth`` documents per topic
+    becomes items (existing items keep their judgements and move up if ranked higher). The other
+    keyword arguments are ``annotation.importing.import_items``'s. Raises ImportProblem.
+    """
+    stored: list = []
+
+    def pool(catalogue: Catalogue) -> dict[str, dict[str, int]]:
+        parsed = parse_runs(project, runs, catalogue)
+        store_runs(project, parsed, pool_depth)
+        stored.extend(parsed)
+        return pool_runs(parsed, pool_depth)
+
+    with transaction.atomic():
+        summary = import_items(project, pool=pool if runs else None, **what_to_judge)
+    return replace(summary, runs_created=len(stored))
+
+
+def import_from_body(project: Project, body: Any) -> ImportSummary:
+    """Validate an import body (the parsed JSON) and import it; raise ImportFailed naming each problem."""
+    if not isinstance(body, Mapping):
+        raise ImportFailed([("", "the body must be one JSON object with topics, documents, runs, items …")])
+    serializer = ImportSerializer(data=body)
+    if not serializer.is_valid():
+        raise ImportFailed(list(flatten_errors(serializer.errors)))
+    try:
+        return import_collection(project, **serializer.validated_data)
+    except ImportProblem as problem:
+        raise ImportFailed([(problem.field, problem.message)]) from problem
+
+
+def flatten_errors(errors: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """DRF's nested error structure as ``(field[index].name, message)`` pairs."""
+    if isinstance(errors, dict):
+        for key, value in errors.items():
+            name = f"{prefix}[{key}]" if str(key).isdigit() else (f"{prefix}.{key}" if prefix else str(key))
+            yield from flatten_errors(value, name)
+    elif isinstance(errors, list):
+        if errors and all(isinstance(e, str) for e in errors):
+            yield prefix, " ".join(errors)
+        else:
+            for index, value in enumerate(errors):
+                if value:
+                    yield from flatten_errors(value, f"{prefix}[{index}]")
+    else:
+        yield prefix, str(errors)
+
+
+def describe_import(summary: ImportSummary) -> str:
+    """“1 topic, 5 documents, 5 new items (5 items in the project)”: only what the import created."""
+    counts = [
+        (summary.topics_created, "topic"),
+        (summary.documents_created, "document"),
+        (summary.runs_created, "run"),
+        (summary.tasks_created, "new item"),
+        (summary.gold_created, "gold item"),
+        (summary.qualification_created, "qualification question"),
+        (summary.attention_checks_created, "attention check"),
+    ]
+    parts = [f"{n} {name}{'' if n == 1 else 's'}" for n, name in counts if n]
+    return (", ".join(parts) or "nothing new") + f" ({summary.tasks_total} items in the project)"

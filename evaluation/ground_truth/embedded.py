@@ -1,0 +1,72 @@
+"""Ground-truth jobs without a worker (the embedded default: SQLite, no Redis, tasks eager).
+
+Celery's eager mode would run a job inside the request that sent it, ignoring the debounce
+delay: every submission would compute a whole snapshot while the annotator waits, and a burst of
+24 submissions would write 24 versions. Instead a job sent here starts on a background thread
+after the same delay a worker would wait, and the debounce (``jobs.request_ground_truth_job``)
+makes every submission until then join it: a burst gives one new version, as with Redis.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.conf import settings
+from django.db import connections
+
+logger = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_timers: list[threading.Timer] = []
+_queued: list[tuple[int, int]] = []  # (project, job) waiting for run_queued() in "manual" mode
+
+
+def schedule(project_id: int, job_id: int, *, delay: float) -> None:
+    """Start the job ``delay`` seconds from now on a daemon thread (or queue it, in manual mode)."""
+    if settings.GROUND_TRUTH_EMBEDDED_RUNNER == "manual":
+        with _lock:
+            _queued.append((project_id, job_id))
+        return
+    timer = threading.Timer(delay, _run, (project_id, job_id))
+    timer.daemon = True
+    with _lock:
+        _timers[:] = [t for t in _timers if t.is_alive()] + [timer]
+    timer.start()
+
+
+def _run(project_id: int, job_id: int) -> None:
+    from .jobs import compute_ground_truth  # jobs imports this module
+
+    try:
+        compute_ground_truth.apply((project_id, job_id), throw=True)
+    except Exception:  # the job row already says it failed; a thread has no one else to tell
+        logger.exception("embedded ground-truth job %s of project %s failed", job_id, project_id)
+    finally:
+        connections.close_all()  # this thread's connections, not the request threads'
+
+
+def run_queued() -> int:
+    """Run, here and now, every job queued in "manual" mode; returns how many ran."""
+    with _lock:
+        queued, _queued[:] = list(_queued), []
+    from .jobs import compute_ground_truth
+
+    for project_id, job_id in queued:
+        compute_ground_truth.apply((project_id, job_id), throw=True)
+    return len(queued)
+
+
+def wait_until_idle(timeout: float = 30.0) -> bool:
+    """Wait for the started jobs to finish; False if some still run after ``timeout`` seconds."""
+    with _lock:
+        timers = list(_timers)
+    for timer in timers:
+        timer.join(timeout)
+    return not any(timer.is_alive() for timer in timers)
+
+
+def discard_queued() -> None:
+    """Forget the jobs queued in "manual" mode (between tests: their rows are gone)."""
+    with _lock:
+        _queued.clear()

@@ -1,0 +1,65 @@
+"""System runs in: parse (``metrics.trec_io``), check against the project's topics and documents,
+store, and pool (``pooling``) into the items annotators judge."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from annotation.importing import Catalogue, ImportProblem
+from annotation.models import Project
+from evaluation.metrics.trec_io import Run as RankedLists
+from evaluation.metrics.trec_io import TrecFormatError, read_run, trec_order
+from evaluation.models import Run, RunEntry
+from evaluation.pooling import depth_k_pool
+
+
+def parse_runs(
+    project: Project, texts: Sequence[str], catalogue: Catalogue
+) -> list[tuple[str, RankedLists]]:
+    """Each text is one TREC run file (``qid Q0 docno rank score tag``); returns ``(tag, run)`` pairs.
+
+    Raises ImportProblem naming ``runs[i]`` (and the line) for a malformed file, an empty one, a
+    tag the project already has, or a topic or document the project does not have.
+    """
+    existing_tags = set(project.runs.values_list("tag", flat=True))
+    parsed = []
+    for index, text in enumerate(texts):
+        field = f"runs[{index}]"
+        try:
+            run, tag = read_run(text.splitlines(), name=field)
+        except TrecFormatError as error:
+            raise ImportProblem(field, str(error)) from error
+        if not run:
+            raise ImportProblem(field, "the run has no lines")
+        if tag in existing_tags:
+            raise ImportProblem(field, f"a run tagged {tag!r} already exists in this project")
+        existing_tags.add(tag)
+        for topic_id, scores in run.items():
+            if topic_id not in catalogue.topics:
+                raise ImportProblem(field, f"topic {topic_id!r} is not among the project's topics")
+            unknown = next((docid for docid in scores if docid not in catalogue.documents), None)
+            if unknown is not None:
+                raise ImportProblem(
+                    field, f"document {unknown!r} (topic {topic_id!r}) is not among the project's documents"
+                )
+        parsed.append((tag, run))
+    return parsed
+
+
+def store_runs(project: Project, parsed: Sequence[tuple[str, RankedLists]], pool_depth: int) -> None:
+    """Store each run with its ranks in trec_eval's order."""
+    for tag, run in parsed:
+        row = Run.objects.create(project=project, tag=tag, pool_depth=pool_depth)
+        RunEntry.objects.bulk_create(
+            (
+                RunEntry(run=row, topic_id=topic_id, document_id=docid, rank=rank, score=scores[docid])
+                for topic_id, scores in run.items()
+                for rank, docid in enumerate(trec_order(scores), start=1)
+            ),
+            batch_size=5000,
+        )
+
+
+def pool_runs(parsed: Sequence[tuple[str, RankedLists]], pool_depth: int) -> dict[str, dict[str, int]]:
+    """The depth-k pool of the parsed runs: ``{topic: {document: best rank}}``."""
+    return depth_k_pool((run for _, run in parsed), pool_depth)
