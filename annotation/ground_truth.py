@@ -5,7 +5,7 @@ its progress can be committed (and seen by other connections) as it goes:
 
 1. **read** the inputs (no locks) and fingerprint exactly what was read;
 2. **compute** agreement, aggregation and the assessor report with the pure functions of
-   ``annotation.crowd`` and ``evaluation.reporting``, reporting progress;
+   ``annotation.crowd`` (on labels encoded once), reporting progress;
 3. **write** the snapshot in one short transaction that locks the project row and checks again
    that no other run has written these inputs, or newer ones, meanwhile.
 """
@@ -24,13 +24,19 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from evaluation.models import GroundTruthSnapshot, SnapshotLabel
-from evaluation.reporting import busiest, confusion_against_aggregate, rating_agreement_with_aggregate
 
 from .crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
 from .crowd.agreement import cohen_kappa_matrix, label_order
-from .crowd.encoding import on_scale
-from .crowd.quality import agreement_with_aggregate, dawid_skene_workers, summarise_likert
-from .crowd.report import agreement_report
+from .crowd.encoding import Encoded, Labels, encode, on_scale
+from .crowd.quality import (
+    agreement_with_aggregate,
+    busiest,
+    confusion_against_aggregate,
+    dawid_skene_annotators,
+    rating_agreement_with_aggregate,
+    summarise_likert,
+)
+from .crowd.report import agreement_summary
 from .models import Judgement, JudgementRevision, Membership, Project, Task
 from .normalisation import zscore_per_annotator
 from .task_types import LIKERT_GOLD_TOLERANCE
@@ -58,22 +64,22 @@ def no_progress(stage: str, share: float) -> None:
     """The default progress callback: report nothing."""
 
 
-def aggregate(triples: list, method: str, tie_rule: str, gold_triples: list, gold: dict) -> AggregationResult:
+def aggregate(data: Labels, method: str, tie_rule: str, with_gold: Labels, gold: dict) -> AggregationResult:
     """The aggregate label of every task by the named method.
 
-    ``gold_triples`` are the first answers given to gold items, whose expected labels are ``gold``;
-    only the gold-weighted vote uses them, and only to weigh each annotator (gold items get no
-    label, and are not listed as ties). ``tie_rule`` applies to both votes.
+    ``with_gold`` is ``data`` followed by the first answers given to gold items, whose expected
+    labels are ``gold``; only the gold-weighted vote uses them, and only to weigh each annotator
+    (gold items get no label, and are not listed as ties). ``tie_rule`` applies to both votes.
     """
     if method == Project.GroundTruthMethod.DAWID_SKENE:
-        return dawid_skene(triples)
+        return dawid_skene(data)
     if method == Project.GroundTruthMethod.GOLD_WEIGHTED:
-        result = gold_weighted_vote(triples + gold_triples, gold, tie_rule=tie_rule)
+        result = gold_weighted_vote(with_gold, gold, tie_rule=tie_rule)
         for item in gold:
             result.labels.pop(item, None)
             result.confidence.pop(item, None)
         return replace(result, ties=[item for item in result.ties if item not in gold])
-    return majority_vote(triples, tie_rule=tie_rule)
+    return majority_vote(data, tie_rule=tie_rule)
 
 
 def ground_truth_judgements(project: Project, blocked: list[int] | None = None):
@@ -111,14 +117,14 @@ def gold_inputs(project: Project) -> tuple[list, dict]:
     return sorted(first_answers), gold
 
 
-def agreement_figures(triples: list, *, weights: str = "none", level: str = "nominal") -> dict:
-    """``annotation.crowd.report.agreement_report`` with bootstrap intervals over items: Fleiss' kappa,
+def agreement_figures(data: Labels, *, weights: str = "none", level: str = "nominal") -> dict:
+    """``annotation.crowd.report.agreement_summary`` with bootstrap intervals over items: Fleiss' kappa,
     mean pairwise Cohen's kappa, Krippendorff's alpha and per-label agreement, each with its base."""
     statistics = ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha")
-    if len(triples) > COHEN_INTERVAL_MAX_JUDGEMENTS:
+    if len(data) > COHEN_INTERVAL_MAX_JUDGEMENTS:
         statistics = ("fleiss_kappa", "krippendorff_alpha")
-    return agreement_report(
-        triples,
+    return agreement_summary(
+        data,
         weights=weights,
         level=level,
         intervals=True,
@@ -128,15 +134,15 @@ def agreement_figures(triples: list, *, weights: str = "none", level: str = "nom
     )
 
 
-def label_agreement(triples: list, progress: Progress = no_progress, *, scale: list | None = None) -> dict:
+def label_agreement(data: Labels, progress: Progress = no_progress, *, scale: list | None = None) -> dict:
     """Agreement of a label project; an ordered ``scale`` (graded labels: every level, in order)
     adds, under ``ordered``, the report with linearly weighted Cohen's kappa and ordinal alpha on
     that scale, so that a level no one used still counts in the distance between two others."""
     progress("agreement: Fleiss' kappa, Cohen's kappa of every pair, Krippendorff's alpha", 0.15)
-    figures = agreement_figures(triples)
+    figures = agreement_figures(data)
     if scale is not None:
         progress("agreement: weighted kappa and ordinal alpha", 0.4)
-        figures["ordered"] = agreement_figures(on_scale(triples, scale), weights="linear", level="ordinal")
+        figures["ordered"] = agreement_figures(on_scale(data, scale), weights="linear", level="ordinal")
     return figures
 
 
@@ -301,47 +307,51 @@ def label_classes(project: Project, triples: list) -> list:
 def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed:
     """Agreement, the aggregate label per item and the assessor report of a label project."""
     triples = inputs.rows
+    # Encoded once for the whole snapshot (gold answers after the items' judgements, for the
+    # gold-weighted vote): every figure below works on these integer codes.
+    with_gold = encode(triples + inputs.gold_triples)
+    data = with_gold.select(slice(0, len(triples))) if inputs.gold_triples else with_gold
     graded = inputs.project.task_type == Project.TaskType.GRADED_RELEVANCE
     figures = label_agreement(
-        triples, progress, scale=label_classes(inputs.project, triples) if graded else None
+        data, progress, scale=label_classes(inputs.project, triples) if graded else None
     )
     progress(f"aggregation: {inputs.method}", 0.5)
-    vote = aggregate(triples, inputs.method, inputs.tie_rule, inputs.gold_triples, inputs.gold)
+    vote = aggregate(data, inputs.method, inputs.tie_rule, with_gold, inputs.gold)
     progress("assessor report", 0.75)
     parameters = {
         key: value
         for key, value in vote.parameters.items()
-        if key not in {"worker_reliability", "worker_weights"}
+        if key not in {"annotator_reliability", "annotator_weights"}
     }
     counts = Counter(task_id for task_id, _, _ in triples)
     labels = [
         (task_id, int(label), float(vote.confidence[task_id]), counts[task_id], {})
         for task_id, label in vote.labels.items()
     ]
-    report = label_assessor_report(triples, vote, label_classes(inputs.project, triples))
+    report = label_assessor_report(data, vote, label_classes(inputs.project, triples))
     return Computed(labels, parameters, figures | {"ties": sorted(vote.ties)}, report)
 
 
-def label_assessor_report(triples: list, vote: AggregationResult, classes: list) -> dict:
+def label_assessor_report(data: Encoded, vote: AggregationResult, classes: list) -> dict:
     """Per assessor: labels, agreement and Cohen's kappa with the aggregate, the confusion matrix
     of their labels against it, and Dawid–Skene's estimated confusion matrix and reliability (or
     the gold weight) when the method estimated them; plus the pairwise-kappa matrix of the
     ``HEATMAP_ASSESSORS`` busiest assessors. Keys are annotator ids as text (JSON)."""
-    observed = confusion_against_aggregate(triples, vote.labels, classes)
+    observed = confusion_against_aggregate(data, vote.labels, classes)
     estimated = {}
     if vote.method == "dawid-skene":
-        model = dawid_skene_workers(vote)
+        model = dawid_skene_annotators(vote)
         positions = [model["classes"].index(c) if c in model["classes"] else None for c in classes]
-        for row in model["workers"]:
+        for row in model["annotators"]:
             # Laid out on the report's classes (a class no one used has no row or column there).
             matrix = [
                 [row["confusion"][k][j] if None not in (k, j) else None for j in positions] for k in positions
             ]
-            estimated[row["worker"]] = (row["reliability"], matrix)
-    weights = vote.parameters.get("worker_weights", {})
+            estimated[row["annotator"]] = (row["reliability"], matrix)
+    weights = vote.parameters.get("annotator_weights", {})
     assessors = {}
-    for row in agreement_with_aggregate(triples, vote):
-        worker = row["worker"]
+    for row in agreement_with_aggregate(data, vote):
+        worker = row["annotator"]
         reliability, ds_matrix = estimated.get(worker, (None, None))
         assessors[str(worker)] = {
             "n_labels": row["n_labels"],
@@ -354,21 +364,22 @@ def label_assessor_report(triples: list, vote: AggregationResult, classes: list)
             "confusion": observed.get(worker),
             "dawid_skene_confusion": ds_matrix,
         }
-    counts = Counter(worker for _, worker, _ in triples)
+    per_annotator = np.bincount(data.annotator_index, minlength=len(data.annotators)).tolist()
+    counts = Counter(dict(zip(data.annotators, per_annotator, strict=True)))
     return {
         "kind": "labels",
         "classes": classes,
         "assessors": assessors,
-        "pairwise": [pairwise_report(triples, counts)],
+        "pairwise": [pairwise_report(data, counts)],
     }
 
 
 def pairwise_report(
-    triples: list, counts: Counter, dimension: str | None = None, weights: str = "none"
+    data: Labels, counts: Counter, dimension: str | None = None, weights: str = "none"
 ) -> dict:
     """The kappa and shared-items matrices of the busiest assessors, as the heat map shows them."""
     shown = busiest(counts, HEATMAP_ASSESSORS)
-    matrix = cohen_kappa_matrix(triples, weights=weights, workers=shown)
+    matrix = cohen_kappa_matrix(data, weights=weights, annotators=shown)
     return {
         "dimension": dimension,
         "weights": weights,

@@ -287,9 +287,11 @@ def main() -> None:
     ours_cohen = results["ours_cohen"]
     chosen, sm_kappas, sm_seconds, n_pairs = statsmodels_cohen_sample(frame, cohen_sample)
     entries = pair_entries(encode(frame))
-    n_workers = len(encode(frame).workers)
-    ours_keys = pd.Index(ours_cohen.first.astype(np.int64) * n_workers + ours_cohen.second)
-    found = ours_keys.get_indexer(entries.first[chosen].astype(np.int64) * n_workers + entries.second[chosen])
+    n_annotators = len(encode(frame).annotators)
+    ours_keys = pd.Index(ours_cohen.first.astype(np.int64) * n_annotators + ours_cohen.second)
+    found = ours_keys.get_indexer(
+        entries.first[chosen].astype(np.int64) * n_annotators + entries.second[chosen]
+    )
     ours_sample = np.where(found >= 0, ours_cohen.kappa[found], np.nan)
     counted = ~np.isnan(ours_sample) & ~np.isnan(sm_kappas)
     largest_gap = float(np.max(np.abs(ours_sample[counted] - sm_kappas[counted]))) if counted.any() else 0.0

@@ -187,8 +187,12 @@ def pairs_note(pairs: int, min_shared: int = 2) -> str:
 def report_figures(
     agreement: dict, *, cohen: str = "Mean Cohen's kappa", alpha: str = "Krippendorff's alpha"
 ) -> list:
-    """The three figures of one ``annotation.crowd.report.agreement_report``, each with its base and
+    """The three figures of one ``annotation.crowd.report.agreement_summary``, each with its base and
     its bootstrap interval (when the snapshot has one)."""
+
+    def annotators(figure: str):  # snapshots written before the rename say n_workers
+        return agreement.get(f"{figure}_n_annotators", agreement.get(f"{figure}_n_workers"))
+
     excluded = agreement.get("fleiss_kappa_items_excluded")
     per_item = agreement.get("fleiss_kappa_ratings_per_item")
     return [
@@ -196,7 +200,7 @@ def report_figures(
             "Fleiss' kappa",
             agreement.get("fleiss_kappa"),
             agreement.get("fleiss_kappa_n_items"),
-            agreement.get("fleiss_kappa_n_workers"),
+            annotators("fleiss_kappa"),
             f"items with the most common number of ratings ({per_item}); "
             f"{excluded} with another number left out"
             if excluded is not None
@@ -207,7 +211,7 @@ def report_figures(
             cohen,
             agreement.get("cohen_kappa_mean"),
             agreement.get("cohen_kappa_n_items"),
-            agreement.get("cohen_kappa_n_workers"),
+            annotators("cohen_kappa"),
             pairs_note(agreement.get("cohen_kappa_pairs") or 0, agreement.get("cohen_kappa_min_shared", 2)),
             agreement.get("cohen_kappa_mean_ci"),
         ),
@@ -215,7 +219,7 @@ def report_figures(
             f"{alpha} ({agreement.get('krippendorff_level', 'nominal')})",
             agreement.get("krippendorff_alpha"),
             agreement.get("krippendorff_alpha_n_items"),
-            agreement.get("krippendorff_alpha_n_workers"),
+            annotators("krippendorff_alpha"),
             "items with at least two ratings",
             agreement.get("krippendorff_alpha_ci"),
         ),

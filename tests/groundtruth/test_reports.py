@@ -120,7 +120,7 @@ def test_dawid_skene_reliability_is_the_crowd_modules_estimate(project, annotato
         for task, votes in zip(items(project), LABELS, strict=True)
         for index, annotator in enumerate(annotators)
     ]
-    expected = dawid_skene(triples).parameters["worker_reliability"]
+    expected = dawid_skene(triples).parameters["annotator_reliability"]
     rows = rows_by_name(annotator_table(project, snapshot))
     for annotator in annotators:
         assert rows[annotator.username]["reliability"] == pytest.approx(expected[annotator.pk])
