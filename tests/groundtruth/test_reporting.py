@@ -1,4 +1,5 @@
-"""The heat map's colours follow matplotlib's viridis and every cell stays readable.
+"""The heat map's colours follow matplotlib's viridis and every cell stays readable; the figures
+read every snapshot's agreement keys.
 
 The per-annotator tables (confusion against the aggregate, ...) are tested in
 ``tests/crowd/test_report_tables.py``."""
@@ -9,6 +10,7 @@ import numpy as np
 from matplotlib import colormaps
 
 from evaluation.reporting import contrast_ratio, heat_colours, relative_luminance
+from evaluation.reports import report_figures
 
 
 def test_heat_colours_follow_matplotlibs_viridis():
@@ -30,3 +32,11 @@ def test_every_cell_is_readable_and_darker_means_lower():
             luminances.append(relative_luminance(rgb(background)))
     assert luminances == sorted(luminances)  # monotone: the order reads without hue
     assert heat_colours(-5.0) == heat_colours(-1.0) and heat_colours(5.0) == heat_colours(1.0)
+
+
+def test_figures_name_their_annotators_in_new_and_older_snapshots():
+    counts = {"fleiss_kappa": 3, "cohen_kappa": 4, "krippendorff_alpha": 5}
+    written_now = {f"{figure}_n_annotators": n for figure, n in counts.items()}
+    written_before = {f"{figure}_n_workers": n for figure, n in counts.items()}  # before the rename
+    for agreement in (written_now, written_before):
+        assert [figure["n_assessors"] for figure in report_figures(agreement)] == [3, 4, 5]
