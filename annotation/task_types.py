@@ -105,6 +105,8 @@ class TaskType:
     compares_two: ClassVar[bool] = False
     # Answers are texts: nothing to aggregate, and no single right answer for gold items.
     is_free_text: ClassVar[bool] = False
+    # Labels are ordered: weighted kappa and ordinal alpha apply on the whole scale.
+    ordered: ClassVar[bool] = False
     # The project form's field that holds this type's configuration (where its errors go).
     config_field: ClassVar[str] = "task_type"
 
@@ -130,6 +132,10 @@ class TaskType:
     def label_names(self, config: dict[str, Any]) -> dict[int, str]:
         """What each label value is called on pages and in feedback ({} for types without labels)."""
         return {}
+
+    def classes(self, config: dict[str, Any]) -> list[int]:
+        """Every label the project can give, whether or not anyone gave it (agreement's categories)."""
+        return sorted(self.label_names(config))
 
     def widget_fields(self, config: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         """The answer widget's type-specific fields, pre-filled with ``answer``."""
@@ -231,10 +237,6 @@ class LabelTaskType(TaskType):
         label = answer.get("label")
         return f"“{self.label_names(config).get(label, label)}”"  # type: ignore[arg-type]
 
-    def classes(self, config: dict[str, Any]) -> list[int]:
-        """Every label the project can give, whether or not anyone gave it (agreement's categories)."""
-        return sorted(self.label_names(config))
-
     def widget_fields(self, config: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         names = self.label_names(config)
         values = self.label_values(config)
@@ -263,7 +265,6 @@ class GradedRelevance(LabelTaskType):
     legend = "How relevant is this document to the topic?"
     judged_for_topic = True
     config_field = "graded_levels"
-    # Graded labels are ordered: weighted kappa and ordinal alpha apply on the whole scale.
     ordered = True
 
     def check_config(self, config: dict[str, Any]) -> None:

@@ -1,17 +1,17 @@
 """Aggregate and measure agreement on 1,000,000 simulated judgements, against crowd-kit, statsmodels
 and the krippendorff package, in one process.
 
-    .venv/bin/python benchmarks/bench_crowd.py           # 100,000 items × 10 assessors (pool 1,000), 5 labels
+    .venv/bin/python benchmarks/bench_crowd.py           # 100,000 items × 10 annotators (of 1,000), 5 labels
     .venv/bin/python benchmarks/bench_crowd.py --quick   # 2,000 items, one repeat (a smoke run)
     .venv/bin/python benchmarks/bench_crowd.py --real    # also the real data sets in ../shared/data
     .venv/bin/python benchmarks/bench_crowd.py --real-only   # only the real data sets (seconds, not minutes)
 
-Assessors have accuracies drawn from U(0.3, 0.95) and otherwise answer uniformly at random; the
+Annotators have accuracies drawn from U(0.3, 0.95) and otherwise answer uniformly at random; the
 true labels are known, so accuracy is reported next to time.
 
 Fairness: crowd-kit takes a pandas DataFrame (task, worker, label); the main comparison gives ours
 the very same DataFrame, so both start from the same columns (what the ground-truth job gets from
-``values_list``). A second line starts both from a Python list of (item, worker, label) tuples:
+``values_list``). A second line starts both from a Python list of (item, annotator, label) tuples:
 crowd-kit's time then includes building its DataFrame, ours encoding the tuples. statsmodels and
 the krippendorff package are given their ready-made input (a ratings table, per-pair contingency
 tables, a value-count table) while ours starts from the DataFrame, which favours them. Each timing
@@ -63,12 +63,12 @@ def simulate(n_items: int, per_item: int, pool: int, classes: int, seed: int = 0
     rng = np.random.default_rng(seed)
     truth = rng.integers(0, classes, n_items)
     skill = rng.uniform(0.3, 0.95, pool)
-    workers = np.stack([rng.choice(pool, per_item, replace=False) for _ in range(n_items)])
-    correct = rng.random((n_items, per_item)) < skill[workers]
+    annotators = np.stack([rng.choice(pool, per_item, replace=False) for _ in range(n_items)])
+    correct = rng.random((n_items, per_item)) < skill[annotators]
     noise = rng.integers(0, classes, (n_items, per_item))
     answers = np.where(correct, truth[:, None], noise)
     items = np.repeat(np.arange(n_items), per_item)
-    triples = list(zip(items.tolist(), workers.ravel().tolist(), answers.ravel().tolist(), strict=True))
+    triples = list(zip(items.tolist(), annotators.ravel().tolist(), answers.ravel().tolist(), strict=True))
     return triples, dict(enumerate(truth.tolist())), answers
 
 
@@ -137,8 +137,8 @@ PROVENANCE_FIGURES = {
 def cross_fitted_gold_vote(triples: list, gold: dict, seed: int = 0) -> tuple[float, int]:
     """Accuracy of the gold-weighted vote when no item's own gold label is used to label it.
 
-    The gold items are split at random (seeded) into two halves; each half is labelled with worker
-    weights learnt from the other half's gold only, and scored against its own gold. Returns the
+    The gold items are split at random (seeded) into two halves; each half is labelled with
+    annotator weights learnt from the other half's gold only, and scored against its own gold. Returns the
     accuracy over all gold items and the number of weighted-score ties.
     """
     items = sorted(gold, key=str)
@@ -225,7 +225,7 @@ def main() -> None:
     frame = pd.DataFrame(triples, columns=["task", "worker", "label"])
     print(
         f"cores: {os.cpu_count()}; {len(triples):,} judgements, {n_items:,} items, 10 per item from a "
-        f"pool of 1,000 assessors, 5 labels; best of {repeats}; {date.today().isoformat()}"
+        f"pool of 1,000 annotators, 5 labels; best of {repeats}; {date.today().isoformat()}"
     )
 
     kit_models = {}
@@ -287,9 +287,11 @@ def main() -> None:
     ours_cohen = results["ours_cohen"]
     chosen, sm_kappas, sm_seconds, n_pairs = statsmodels_cohen_sample(frame, cohen_sample)
     entries = pair_entries(encode(frame))
-    n_workers = len(encode(frame).workers)
-    ours_keys = pd.Index(ours_cohen.first.astype(np.int64) * n_workers + ours_cohen.second)
-    found = ours_keys.get_indexer(entries.first[chosen].astype(np.int64) * n_workers + entries.second[chosen])
+    n_annotators = len(encode(frame).annotators)
+    ours_keys = pd.Index(ours_cohen.first.astype(np.int64) * n_annotators + ours_cohen.second)
+    found = ours_keys.get_indexer(
+        entries.first[chosen].astype(np.int64) * n_annotators + entries.second[chosen]
+    )
     ours_sample = np.where(found >= 0, ours_cohen.kappa[found], np.nan)
     counted = ~np.isnan(ours_sample) & ~np.isnan(sm_kappas)
     largest_gap = float(np.max(np.abs(ours_sample[counted] - sm_kappas[counted]))) if counted.any() else 0.0

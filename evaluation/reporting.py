@@ -1,88 +1,13 @@
-"""Pure helpers for the agreement report: per-annotator confusion matrices, agreement with the
-aggregate, the pairwise-kappa matrix and its colours. No Django import; plain data in and out.
+"""Pure helpers for the agreement report's pages: the pairwise-kappa heat map's colours. No Django
+import; plain data in and out.
 
-The aggregation and agreement statistics themselves live in ``annotation.crowd``; these functions
-only rearrange their inputs and outputs for the report pages and the snapshot's annotator report.
+The per-annotator tables of the snapshot's report (confusion against the aggregate, agreement of
+ratings with it, the busiest annotators) live in ``annotation.crowd.quality``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
 from itertools import pairwise
-
-import numpy as np
-import pandas as pd
-
-Triple = tuple[Hashable, Hashable, Hashable]
-
-
-def confusion_against_aggregate(
-    labels: Iterable[Triple], aggregate: Mapping[Hashable, Hashable], classes: Sequence[Hashable]
-) -> dict[Hashable, list[list[int]]]:
-    """Each annotator's labels against the aggregate label of the same items.
-
-    ``labels`` are ``(item, annotator, label)`` triples; ``aggregate`` maps an item to its aggregate
-    label; ``classes`` fixes the order of rows and columns. Entry ``[i][j]`` counts the annotator's
-    items whose aggregate label is ``classes[i]`` and whose own label is ``classes[j]`` — the layout
-    of scikit-learn's ``confusion_matrix(y_true=aggregate, y_pred=annotator, labels=classes)`` and of
-    Dawid & Skene's (1979) confusion matrices (row: true class, column: label given). Items without
-    an aggregate label, and labels outside ``classes``, are not counted.
-    """
-    frame = pd.DataFrame(list(labels), columns=["item", "worker", "label"])
-    if frame.empty:
-        return {}
-    index = {label: position for position, label in enumerate(classes)}
-    truth = frame["item"].map(aggregate).map(index)
-    given = frame["label"].map(index)
-    worker_index, workers = pd.factorize(frame["worker"], sort=False)
-    keep = truth.notna().to_numpy() & given.notna().to_numpy()
-    n = len(classes)
-    cells = (
-        worker_index[keep] * n * n
-        + truth.to_numpy()[keep].astype(np.int64) * n
-        + given.to_numpy()[keep].astype(np.int64)
-    )
-    counts = np.bincount(cells, minlength=len(workers) * n * n).reshape(len(workers), n, n)
-    return {worker: counts[w].tolist() for w, worker in enumerate(workers.tolist())}
-
-
-def rating_agreement_with_aggregate(
-    ratings: Iterable[tuple[Hashable, Hashable, Mapping[str, float]]],
-    medians: Mapping[Hashable, Mapping[str, float]],
-    tolerance: float,
-) -> dict[Hashable, dict]:
-    """Likert ratings against each item's median, per annotator.
-
-    ``ratings`` are ``(item, annotator, {dimension: score})``; ``medians`` map an item to its median
-    per dimension. An annotator's rating *agrees* when every dimension is within ``tolerance`` of the
-    median — the rule gold Likert answers are scored by. Returns ``{annotator: {"agreed", "compared",
-    "mean_abs_deviation": {dimension: mean |score − median|}}}``; items with no median are skipped.
-    """
-    totals: dict[Hashable, dict] = {}
-    for item, worker, scores in ratings:
-        median = medians.get(item)
-        if median is None:
-            continue
-        row = totals.setdefault(worker, {"agreed": 0, "compared": 0, "deviation": {}})
-        deviations = {dimension: abs(float(scores[dimension]) - float(m)) for dimension, m in median.items()}
-        row["compared"] += 1
-        row["agreed"] += all(d <= tolerance for d in deviations.values())
-        for dimension, d in deviations.items():
-            row["deviation"][dimension] = row["deviation"].get(dimension, 0.0) + d
-    return {
-        worker: {
-            "agreed": row["agreed"],
-            "compared": row["compared"],
-            "mean_abs_deviation": {d: total / row["compared"] for d, total in row["deviation"].items()},
-        }
-        for worker, row in totals.items()
-    }
-
-
-def busiest(counts: Mapping[Hashable, int], limit: int) -> list[Hashable]:
-    """The ``limit`` annotators with the most labels (ties by their text), in that order."""
-    return sorted(counts, key=lambda worker: (-counts[worker], str(worker)))[:limit]
-
 
 # Viridis (van der Walt & Smith, matplotlib's default colour map): perceptually uniform, readable
 # with the common colour-vision deficiencies and in grey scale; luminance rises from end to end.

@@ -1,1 +1,2 @@
-"""Agreement and aggregation of crowd labels: pure functions on (item, worker, label) triples, no Django."""
+"""Agreement and aggregation of crowd labels: pure functions on (item, annotator, label) triples or
+their one-time encoding (``encoding.encode``), no Django."""

@@ -1,7 +1,8 @@
 """Aggregating crowd labels into one label per item, with a confidence in [0, 1].
 
-Every function takes judgements in any form ``encoding.encode`` accepts: (item, worker, label)
-triples, a DataFrame with columns item (or task), worker, label, or an ``Encoded``.
+Every function takes judgements as (item, annotator, label) triples, a DataFrame with columns item
+(or task), annotator (or worker), label, or an ``Encoded`` (``encoding.encode``; given one,
+nothing is encoded again).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from .encoding import Encoded, Labels, encode
+from .encoding import Encoded, Labels, as_encoded, encode
 
 __all__ = [
     "TIE_RULES",
@@ -34,9 +35,9 @@ class AggregationResult:
     """Labels per item, a confidence per item, the items that were ties, and how it was made.
 
     ``parameters`` names every setting (it goes into a snapshot's signature). ``model`` holds what
-    the method estimated, as NumPy arrays, for reports: Dawid–Skene's ``classes``, ``workers``,
-    ``priors`` (K), ``confusion`` (workers × true class × given label), ``worker_labels`` (labels
-    per worker) and ``posterior`` (items × K); see ``quality.dawid_skene_workers``.
+    the method estimated, as NumPy arrays, for reports: Dawid–Skene's ``classes``, ``annotators``,
+    ``priors`` (K), ``confusion`` (annotators × true class × given label), ``annotator_labels``
+    (labels per annotator) and ``posterior`` (items × K); see ``quality.dawid_skene_annotators``.
     """
 
     labels: dict[Hashable, Hashable]
@@ -53,7 +54,7 @@ def vote_counts(data: Encoded) -> np.ndarray:
 
 
 def _encoded(labels: Labels) -> Encoded:
-    data = encode(labels)
+    data = as_encoded(labels)
     if len(data) == 0:
         raise ValueError("no labels to aggregate")
     return data
@@ -112,40 +113,42 @@ def dawid_skene(
     tolerance: float = 1e-5,
     smoothing: float = 0.01,
 ) -> AggregationResult:
-    """Dawid & Skene (1979): EM over per-worker confusion matrices and class priors.
+    """Dawid & Skene (1979): EM over per-annotator confusion matrices and class priors.
+
+    crowd-kit calls annotators workers: its ``DawidSkene`` fits the same model.
 
     1. Start from the majority-vote distribution of each item (vote shares) as posteriors q.
-    2. M-step: priors are the mean posteriors; each worker's confusion matrix row k is the posterior
-       mass of true class k spread over the labels they gave, plus ``smoothing`` so that no
-       probability is 0 (a label never seen from a worker does not veto a class).
+    2. M-step: priors are the mean posteriors; each annotator's confusion matrix row k is the
+       posterior mass of true class k spread over the labels they gave, plus ``smoothing`` so that
+       no probability is 0 (a label never seen from an annotator does not veto a class).
     3. Evidence lower bound per judgement, as crowd-kit computes it (``DawidSkene._evidence_lower_bound``:
        Σ_judgements Σ_k q·(log confusion + log prior) + entropy(q), probabilities clipped at 1e-10,
        divided by the number of judgements). Stop when it gained less than ``tolerance`` since the
        last M-step, or after ``max_iterations`` E-steps. crowd-kit stops by the same rule with the
        same default tolerance, so the two run comparable numbers of iterations.
-    4. E-step: q ∝ prior × Π over the item's labels of confusion[worker, k, label]; back to 2.
+    4. E-step: q ∝ prior × Π over the item's labels of confusion[annotator, k, label]; back to 2.
     Labels are the argmax of q (ties to the smallest class); confidence is its posterior.
 
-    Both steps are one sparse matrix product each: ``by_worker_label`` (workers·labels × items,
-    judgement counts) times q gives every confusion matrix at once, and its transpose times
+    Both steps are one sparse matrix product each: ``by_annotator_label`` (annotators·labels ×
+    items, judgement counts) times q gives every confusion matrix at once, and its transpose times
     the log confusion entries gives every item's log-likelihood.
     """
     data = _encoded(labels)
-    n_items, n_workers, n_classes = len(data.items), len(data.workers), len(data.classes)
-    by_worker_label = sparse.csr_matrix(
-        (np.ones(len(data)), (data.worker_index * n_classes + data.label_index, data.item_index)),
-        shape=(n_workers * n_classes, n_items),
+    n_items, n_annotators, n_classes = len(data.items), len(data.annotators), len(data.classes)
+    by_annotator_label = sparse.csr_matrix(
+        (np.ones(len(data)), (data.annotator_index * n_classes + data.label_index, data.item_index)),
+        shape=(n_annotators * n_classes, n_items),
     )
-    by_item = by_worker_label.T.tocsr()
+    by_item = by_annotator_label.T.tocsr()
     ratings = data.ratings_per_item.astype(float)
     posterior = vote_counts(data)
     posterior /= ratings[:, None]
     bound = -np.inf
     iterations = 0
     while True:
-        # M-step. mass[w, l, k]: posterior mass of true class k on the items worker w labelled l.
+        # M-step. mass[a, l, k]: posterior mass of true class k on the items annotator a labelled l.
         priors = np.ones(n_items) @ posterior / n_items
-        mass = (by_worker_label @ posterior).reshape(n_workers, n_classes, n_classes)
+        mass = (by_annotator_label @ posterior).reshape(n_annotators, n_classes, n_classes)
         smoothed = mass + smoothing
         log_confusion = np.log(smoothed)
         log_confusion -= np.log(smoothed.sum(axis=1, keepdims=True))
@@ -160,15 +163,15 @@ def dawid_skene(
         bound = updated_bound
         # E-step.
         iterations += 1
-        log_posterior = by_item @ log_confusion.reshape(n_workers * n_classes, n_classes)
+        log_posterior = by_item @ log_confusion.reshape(n_annotators * n_classes, n_classes)
         log_posterior += log_priors
         log_posterior -= log_posterior.max(axis=1, keepdims=True)
         posterior = np.exp(log_posterior, out=log_posterior)
         posterior /= posterior.sum(axis=1, keepdims=True)
-    confusion = np.exp(log_confusion).transpose(0, 2, 1)  # workers × true class × given label
+    confusion = np.exp(log_confusion).transpose(0, 2, 1)  # annotators × true class × given label
     winners = posterior.argmax(axis=1)
     result_labels, confidence = _decoded(data, winners, posterior[np.arange(n_items), winners])
-    # Each worker's chance of giving the true label: Σ_k prior_k · confusion[w, k, k].
+    # Each annotator's chance of giving the true label: Σ_k prior_k · confusion[a, k, k].
     reliability = np.diagonal(confusion, axis1=1, axis2=2) @ priors
     return AggregationResult(
         result_labels,
@@ -180,14 +183,14 @@ def dawid_skene(
             "tolerance": tolerance,
             "smoothing": smoothing,
             "iterations": iterations,
-            "worker_reliability": dict(zip(data.workers, reliability.tolist(), strict=True)),
+            "annotator_reliability": dict(zip(data.annotators, reliability.tolist(), strict=True)),
         },
         {
             "classes": data.classes,
-            "workers": data.workers,
+            "annotators": data.annotators,
             "priors": priors,
             "confusion": confusion,
-            "worker_labels": np.bincount(data.worker_index, minlength=n_workers),
+            "annotator_labels": np.bincount(data.annotator_index, minlength=n_annotators),
             "posterior": posterior,
         },
     )
@@ -200,12 +203,12 @@ _CLIP = 1e-10
 def gold_weighted_vote(
     labels: Labels, gold: Mapping[Hashable, Hashable], *, tie_rule: str = "smallest", seed: int = 0
 ) -> AggregationResult:
-    """A vote weighted by each worker's accuracy on gold questions.
+    """A vote weighted by each annotator's accuracy on gold questions.
 
-    Weight = log((K − 1)·a / (1 − a)), the optimal weight for a worker who is right with
+    Weight = log((K − 1)·a / (1 − a)), the optimal weight for an annotator who is right with
     probability a and otherwise picks uniformly among the K − 1 wrong labels (Nitzan & Paroush
-    1982); a is Laplace-smoothed, (correct + 1) / (answered + K), so a worker with no gold answers
-    has a = 1/K and weight 0. Confidence is the winner's share of the positive weight.
+    1982); a is Laplace-smoothed, (correct + 1) / (answered + K), so an annotator with no gold
+    answers has a = 1/K and weight 0. Confidence is the winner's share of the positive weight.
 
     Ties — labels whose weighted scores are equal, to a relative 1e-9 so that the order of a float
     sum does not decide — are broken by ``tie_rule`` as in ``majority_vote`` and listed in
@@ -221,18 +224,18 @@ def gold_weighted_vote(
     gold_code = np.array([code.get(gold[item], -2) if item in gold else -1 for item in data.items])
     item_gold = gold_code[data.item_index]
     on_gold = item_gold != -1
-    answered = np.bincount(data.worker_index[on_gold], minlength=len(data.workers))
+    answered = np.bincount(data.annotator_index[on_gold], minlength=len(data.annotators))
     correct = np.bincount(
-        data.worker_index[on_gold & (data.label_index == item_gold)], minlength=len(data.workers)
+        data.annotator_index[on_gold & (data.label_index == item_gold)], minlength=len(data.annotators)
     )
     accuracy = (correct + 1) / (answered + n_classes)
     if n_classes > 1:
         weights = np.log((n_classes - 1) * accuracy / (1 - accuracy))
     else:  # one label: nothing to weigh (and a = 1 would give an infinite weight)
-        weights = np.zeros(len(data.workers))
+        weights = np.zeros(len(data.annotators))
     scores = np.bincount(
         data.item_index * n_classes + data.label_index,
-        weights=weights[data.worker_index],
+        weights=weights[data.annotator_index],
         minlength=len(data.items) * n_classes,
     ).reshape(len(data.items), n_classes)
     positive = np.where(scores > 0, scores, 0.0)
@@ -258,13 +261,13 @@ def gold_weighted_vote(
         for item, tied, by_weight in zip(items.tolist(), leaders.sum(axis=1) > 1, weighted, strict=True)
         if (tied if by_weight else item in fallback_ties)
     ]
-    worker_weights = dict(zip(data.workers, weights.tolist(), strict=True))
+    annotator_weights = dict(zip(data.annotators, weights.tolist(), strict=True))
     return AggregationResult(
         result_labels,
         confidence,
         ties,
         "gold-weighted",
-        _tie_parameters(tie_rule, seed) | {"worker_weights": worker_weights},
+        _tie_parameters(tie_rule, seed) | {"annotator_weights": annotator_weights},
     )
 
 

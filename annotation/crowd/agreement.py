@@ -1,9 +1,9 @@
-"""Inter-assessor agreement: Fleiss' kappa (statsmodels), Cohen's kappa for every pair of assessors,
-Krippendorff's alpha (the ``krippendorff`` package), and agreement per label.
+"""Inter-annotator agreement: Fleiss' kappa (statsmodels), Cohen's kappa for every pair of
+annotators, Krippendorff's alpha (the ``krippendorff`` package), and agreement per label.
 
-Every function takes judgements in any form ``encoding.encode`` accepts ((item, worker, label)
-triples, a DataFrame, or an ``Encoded``), and every result says how many items and assessors it
-rests on.
+Every function takes judgements as (item, annotator, label) triples, a DataFrame, or an ``Encoded``
+(``encoding.encode``; given one, nothing is encoded again), and every result says how many items
+and annotators it rests on.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
 
-from .encoding import Encoded, Labels, Triple, encode, label_order
+from .encoding import Encoded, Labels, Triple, as_encoded, label_order
 
 __all__ = [
     "AgreementResult",
@@ -46,22 +46,22 @@ class AgreementResult:
 
     value: float | None
     n_items: int
-    n_workers: int
+    n_annotators: int
     n_items_excluded: int = 0
 
 
 def group_by_item(labels: Iterable[Triple]) -> dict[Hashable, list[tuple[Hashable, Hashable]]]:
-    """``{item: [(worker, label), …]}`` in first-seen order."""
+    """``{item: [(annotator, label), …]}`` in first-seen order."""
     items: dict[Hashable, list[tuple[Hashable, Hashable]]] = {}
-    for item, worker, label in labels:
-        items.setdefault(item, []).append((worker, label))
+    for item, annotator, label in labels:
+        items.setdefault(item, []).append((annotator, label))
     return items
 
 
-def _workers_of(data: Encoded, item_mask: np.ndarray) -> int:
-    """How many distinct workers labelled the items in ``item_mask``."""
+def _annotators_of(data: Encoded, item_mask: np.ndarray) -> int:
+    """How many distinct annotators labelled the items in ``item_mask``."""
     rows = item_mask[data.item_index]
-    return int(np.count_nonzero(np.bincount(data.worker_index[rows], minlength=len(data.workers))))
+    return int(np.count_nonzero(np.bincount(data.annotator_index[rows], minlength=len(data.annotators))))
 
 
 def fleiss_items(data: Encoded) -> tuple[np.ndarray, int]:
@@ -87,17 +87,17 @@ def fleiss_kappa(labels: Labels) -> AgreementResult:
     ``n_items_excluded``. ``value`` is None when no item qualifies or chance agreement is 1 (one
     label only).
     """
-    data = encode(labels)
+    data = as_encoded(labels)
     kept, _ = fleiss_items(data)
     n_kept = int(kept.sum())
     if n_kept == 0:
-        return AgreementResult(None, 0, len(data.workers), len(data.items))
+        return AgreementResult(None, 0, len(data.annotators), len(data.items))
     table = data.counts[kept]
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # 0/0 when every rating is one label
         value = float(statsmodels_fleiss_kappa(table, method="fleiss"))
     return AgreementResult(
-        None if math.isnan(value) else value, n_kept, _workers_of(data, kept), len(data.items) - n_kept
+        None if math.isnan(value) else value, n_kept, _annotators_of(data, kept), len(data.items) - n_kept
     )
 
 
@@ -128,16 +128,16 @@ class LabelAgreement:
 class PerLabelAgreement:
     """Agreement on every label, with what each figure rests on.
 
-    ``n_items``/``n_workers``: the pairable items (two or more ratings) and their assessors, the
-    base of ``specific_agreement``; ``fleiss_n_items``/``fleiss_n_workers``: the base of the
+    ``n_items``/``n_annotators``: the pairable items (two or more ratings) and their annotators,
+    the base of ``specific_agreement``; ``fleiss_n_items``/``fleiss_n_annotators``: the base of the
     per-label Fleiss kappas (the same items as ``fleiss_kappa``).
     """
 
     labels: list[LabelAgreement]
     n_items: int
-    n_workers: int
+    n_annotators: int
     fleiss_n_items: int
-    fleiss_n_workers: int
+    fleiss_n_annotators: int
 
     def as_dict(self) -> dict:
         return {
@@ -152,15 +152,15 @@ class PerLabelAgreement:
                 for row in self.labels
             ],
             "n_items": self.n_items,
-            "n_workers": self.n_workers,
+            "n_annotators": self.n_annotators,
             "fleiss_n_items": self.fleiss_n_items,
-            "fleiss_n_workers": self.fleiss_n_workers,
+            "fleiss_n_annotators": self.fleiss_n_annotators,
         }
 
 
 def per_label_agreement(labels: Labels) -> PerLabelAgreement:
     """Per-label Fleiss kappa and proportion of specific agreement; see ``LabelAgreement``."""
-    data = encode(labels)
+    data = as_encoded(labels)
     counts = data.counts.astype(float)
     per_item = data.ratings_per_item
     pairable = per_item >= 2
@@ -196,9 +196,9 @@ def per_label_agreement(labels: Labels) -> PerLabelAgreement:
     return PerLabelAgreement(
         rows,
         int(pairable.sum()),
-        _workers_of(data, pairable),
+        _annotators_of(data, pairable),
         int(kept.sum()),
-        _workers_of(data, kept),
+        _annotators_of(data, kept),
     )
 
 
@@ -219,7 +219,7 @@ def expected_disagreement(
     rows: np.ndarray, columns: np.ndarray, shared: np.ndarray, weights: str
 ) -> np.ndarray:
     """Σ_ab w_ab r_a c_b per pair (n × the chance-expected weighted disagreement) from the pairs'
-    label margins r (first assessor) and c (second). ``einsum``, not a matrix product: BLAS
+    label margins r (first annotator) and c (second). ``einsum``, not a matrix product: BLAS
     threads on a P × K by K × K product cost more than they save."""
     if weights == "none":
         return shared * shared - np.einsum("pa,pa->p", rows, columns)
@@ -229,43 +229,43 @@ def expected_disagreement(
 
 @dataclass(frozen=True, eq=False)
 class PairEntries:
-    """Every (pair of assessors, shared item) of a data set, as arrays; pairs are oriented by the
-    ``repr`` of the workers, the smaller first. A worker's last label on an item counts."""
+    """Every (pair of annotators, shared item) of a data set, as arrays; pairs are oriented by the
+    ``repr`` of the annotators, the smaller first. An annotator's last label on an item counts."""
 
-    first: np.ndarray  # worker code of the first assessor, per pair
+    first: np.ndarray  # annotator code of the first annotator, per pair
     second: np.ndarray
     pair_index: np.ndarray  # per entry: which pair
     item_index: np.ndarray  # per entry: which item
-    first_label: np.ndarray  # per entry: class code the first assessor gave
+    first_label: np.ndarray  # per entry: class code the first annotator gave
     second_label: np.ndarray
 
 
 def pair_entries(data: Encoded) -> PairEntries:
-    """Every (pair of assessors, shared item).
+    """Every (pair of annotators, shared item).
 
-    1. Sort the labels by (item, worker rank) with a stable sort, so each item is one block in
-       which the first-named assessor of any pair comes first; of repeated (item, worker) labels
-       keep the last.
+    1. Sort the labels by (item, annotator rank) with a stable sort, so each item is one block in
+       which the first-named annotator of any pair comes first; of repeated (item, annotator)
+       labels keep the last.
     2. For each block size m, lay those blocks out as a (blocks × m) array and take the
        m(m − 1)/2 column pairs at once.
     3. Number the pairs in order of their (rank, rank) code, through a dense table when the
-       worker × worker space is small, a hash otherwise.
+       annotator × annotator space is small, a hash otherwise.
     A million labels with ten per item make 4.5 million entries, so arrays are 32-bit where the
     counts allow.
     """
-    n_workers = len(data.workers)
+    n_annotators = len(data.annotators)
     if len(data) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return PairEntries(empty, empty, empty, empty, empty, empty)
-    small = np.int32 if max(len(data), n_workers) < 2**31 else np.int64
-    rank = np.empty(n_workers, dtype=np.int64)
-    rank[sorted(range(n_workers), key=lambda w: repr(data.workers[w]))] = np.arange(n_workers)
-    key = data.item_index * n_workers + rank[data.worker_index]
+    small = np.int32 if max(len(data), n_annotators) < 2**31 else np.int64
+    rank = np.empty(n_annotators, dtype=np.int64)
+    rank[sorted(range(n_annotators), key=lambda a: repr(data.annotators[a]))] = np.arange(n_annotators)
+    key = data.item_index * n_annotators + rank[data.annotator_index]
     order = np.argsort(key, kind="stable")
     key = key[order]
     last = np.r_[key[1:] != key[:-1], True]
     order, key = order[last], key[last]
-    items, ranks = np.divmod(key, n_workers)
+    items, ranks = np.divmod(key, n_annotators)
     classes = data.label_index[order]
     starts = np.flatnonzero(np.r_[True, items[1:] != items[:-1]])
     sizes = np.diff(np.r_[starts, len(items)])
@@ -291,11 +291,11 @@ def pair_entries(data: Encoded) -> PairEntries:
         np.concatenate(column) if len(column) > 1 else column[0] for column in zip(*parts, strict=True)
     )
     del parts
-    codes = first_rank.astype(np.int64) * n_workers + second_rank
+    codes = first_rank.astype(np.int64) * n_annotators + second_rank
     del first_rank, second_rank
-    if n_workers**2 <= 4 * len(codes) + 2**20:
+    if n_annotators**2 <= 4 * len(codes) + 2**20:
         # Dense numbering: mark the codes that occur, number them in order.
-        number = np.zeros(n_workers**2, dtype=small)
+        number = np.zeros(n_annotators**2, dtype=small)
         number[codes] = 1
         pair_codes = np.flatnonzero(number)
         number[pair_codes] = np.arange(len(pair_codes), dtype=small)
@@ -307,10 +307,10 @@ def pair_entries(data: Encoded) -> PairEntries:
         renumber = np.empty(len(by_code), dtype=small)
         renumber[by_code] = np.arange(len(by_code), dtype=small)
         pair_codes, pair_index = first_seen_codes[by_code], renumber[first_seen_index]
-    worker_at_rank = np.argsort(rank)
+    annotator_at_rank = np.argsort(rank)
     return PairEntries(
-        worker_at_rank[pair_codes // n_workers],
-        worker_at_rank[pair_codes % n_workers],
+        annotator_at_rank[pair_codes // n_annotators],
+        annotator_at_rank[pair_codes % n_annotators],
         pair_index,
         pair_items,
         first_class,
@@ -324,7 +324,7 @@ def pairwise_kappas(
     """Cohen's kappa and the (weighted) number of shared items of every pair, NaN where undefined.
 
     kappa = 1 − Σ w·observed / Σ w·expected, the expected table being the product of the two
-    assessors' label margins (Cohen 1960, 1968); this is statsmodels' ``cohens_kappa``, for all
+    annotators' label margins (Cohen 1960, 1968); this is statsmodels' ``cohens_kappa``, for all
     pairs at once. ``entry_weights`` (one per entry) serve the bootstrap, where an item drawn
     twice counts twice.
     """
@@ -355,35 +355,35 @@ def pairwise_kappas(
 
 
 class PairwiseKappa:
-    """Cohen's kappa for every pair of assessors who share items, and their mean.
+    """Cohen's kappa for every pair of annotators who share items, and their mean.
 
-    ``mean``, ``n_items`` (items rated by two or more of the assessors in a counted pair),
-    ``n_workers`` and ``weights`` are plain attributes; ``pairs`` ({(worker, worker): kappa}) and
-    ``shared_items`` ({(worker, worker): count}) are built on first use (a large pool has
-    hundreds of thousands of pairs).
+    ``mean``, ``n_items`` (items rated by two or more of the annotators in a counted pair),
+    ``n_annotators`` and ``weights`` are plain attributes; ``pairs`` ({(annotator, annotator):
+    kappa}) and ``shared_items`` ({(annotator, annotator): count}) are built on first use (a large
+    pool has hundreds of thousands of pairs).
     """
 
     def __init__(
         self,
-        workers: Sequence,
+        annotators: Sequence,
         first: np.ndarray,
         second: np.ndarray,
         kappa: np.ndarray,
         shared: np.ndarray,
         n_items: int,
-        n_workers: int,
+        n_annotators: int,
         weights: str,
     ) -> None:
-        self.workers = list(workers)
+        self.annotators = list(annotators)
         self.first, self.second, self.kappa, self.shared = first, second, kappa, shared
         self.mean = float(kappa.mean()) if len(kappa) else None
         self.n_items = n_items
-        self.n_workers = n_workers
+        self.n_annotators = n_annotators
         self.weights = weights
 
     def _keys(self) -> list[tuple[Hashable, Hashable]]:
-        workers = np.array(self.workers, dtype=object)
-        return list(zip(workers[self.first].tolist(), workers[self.second].tolist(), strict=True))
+        annotators = np.array(self.annotators, dtype=object)
+        return list(zip(annotators[self.first].tolist(), annotators[self.second].tolist(), strict=True))
 
     @cached_property
     def pairs(self) -> dict[tuple[Hashable, Hashable], float]:
@@ -396,12 +396,12 @@ class PairwiseKappa:
     def __repr__(self) -> str:
         return (
             f"PairwiseKappa(mean={self.mean}, pairs={len(self.kappa)}, n_items={self.n_items}, "
-            f"n_workers={self.n_workers}, weights={self.weights!r})"
+            f"n_annotators={self.n_annotators}, weights={self.weights!r})"
         )
 
 
 def cohen_kappa_pairs(labels: Labels, *, weights: str = "none", min_shared: int = 2) -> PairwiseKappa:
-    """Cohen's kappa for every pair of assessors sharing at least ``min_shared`` items.
+    """Cohen's kappa for every pair of annotators sharing at least ``min_shared`` items.
 
     ``weights``: ``none`` (plain), ``linear`` or ``quadratic`` (for graded and Likert labels, whose
     categories are then ordered numbers-first). Categories are those of the whole data set, so
@@ -409,25 +409,27 @@ def cohen_kappa_pairs(labels: Labels, *, weights: str = "none", min_shared: int 
     A pair whose kappa is undefined (both gave one and the same label throughout) is left out
     of the mean and of ``pairs``. Equal to statsmodels' ``cohens_kappa`` pair by pair (tested).
     """
-    data = encode(labels)
+    data = as_encoded(labels)
     disagreement_weights(1, weights)  # validates the name
     entries = pair_entries(data)
     kappa, shared = pairwise_kappas(entries, len(data.classes), weights)
     counted = (shared >= min_shared) & ~np.isnan(kappa)
-    counted_workers = np.zeros(len(data.workers), dtype=bool)
-    counted_workers[entries.first[counted]] = True
-    counted_workers[entries.second[counted]] = True
-    # Items rated by at least two distinct counted workers (whether or not that pair is counted).
-    both_counted = (counted_workers[entries.first] & counted_workers[entries.second])[entries.pair_index]
+    counted_annotators = np.zeros(len(data.annotators), dtype=bool)
+    counted_annotators[entries.first[counted]] = True
+    counted_annotators[entries.second[counted]] = True
+    # Items rated by at least two distinct counted annotators (whether or not that pair is counted).
+    both_counted = (counted_annotators[entries.first] & counted_annotators[entries.second])[
+        entries.pair_index
+    ]
     n_items = int(np.count_nonzero(np.bincount(entries.item_index[both_counted], minlength=1)))
     return PairwiseKappa(
-        data.workers,
+        data.annotators,
         entries.first[counted],
         entries.second[counted],
         kappa[counted],
         shared[counted],
         n_items,
-        int(counted_workers.sum()),
+        int(counted_annotators.sum()),
         weights,
     )
 
@@ -437,23 +439,23 @@ def cohen_kappa_matrix(
     *,
     weights: str = "none",
     min_shared: int = 2,
-    workers: Sequence[Hashable] | None = None,
+    annotators: Sequence[Hashable] | None = None,
 ) -> dict:
-    """Pairwise Cohen's kappa as an assessor × assessor matrix, for a heat-map (JSON-friendly).
+    """Pairwise Cohen's kappa as an annotator × annotator matrix, for a heat-map (JSON-friendly).
 
-    Returns ``{"workers": [...], "kappa": [[...]], "shared_items": [[...]], "weights": ...,
-    "min_shared": ...}``: ``kappa[i][j]`` is the kappa of workers i and j (symmetric; None on the
-    diagonal, for pairs sharing fewer than ``min_shared`` items, and where kappa is undefined),
-    ``shared_items[i][j]`` how many items they both labelled. ``workers`` picks and orders the
-    rows (default: every worker, in first-seen order); a pool of thousands makes a large matrix,
-    so pass the assessors the page shows.
+    Returns ``{"annotators": [...], "kappa": [[...]], "shared_items": [[...]], "weights": ...,
+    "min_shared": ...}``: ``kappa[i][j]`` is the kappa of annotators i and j (symmetric; None on
+    the diagonal, for pairs sharing fewer than ``min_shared`` items, and where kappa is undefined),
+    ``shared_items[i][j]`` how many items they both labelled. ``annotators`` picks and orders the
+    rows (default: every annotator, in first-seen order); a pool of thousands makes a large
+    matrix, so pass the annotators the page shows.
     """
-    data = encode(labels)
+    data = as_encoded(labels)
     entries = pair_entries(data)
     pair_kappa, pair_shared = pairwise_kappas(entries, len(data.classes), weights)
-    chosen = list(data.workers) if workers is None else list(workers)
-    position = {worker: index for index, worker in enumerate(chosen)}
-    code_position = np.array([position.get(worker, -1) for worker in data.workers], dtype=np.int64)
+    chosen = list(data.annotators) if annotators is None else list(annotators)
+    position = {annotator: index for index, annotator in enumerate(chosen)}
+    code_position = np.array([position.get(annotator, -1) for annotator in data.annotators], dtype=np.int64)
     first, second = code_position[entries.first], code_position[entries.second]
     inside = (first >= 0) & (second >= 0)
     first, second = first[inside], second[inside]
@@ -463,7 +465,7 @@ def cohen_kappa_matrix(
     counted = np.where(pair_shared[inside] >= min_shared, pair_kappa[inside], np.nan)
     kappa[first, second] = kappa[second, first] = counted
     return {
-        "workers": chosen,
+        "annotators": chosen,
         "kappa": [[None if math.isnan(value) else value for value in row] for row in kappa.tolist()],
         "shared_items": shared.tolist(),
         "weights": weights,
@@ -489,17 +491,17 @@ def krippendorff_alpha(labels: Labels, level: str = "nominal") -> AgreementResul
     ordinal and above the labels must be numbers.
 
     Alpha depends only on how often each value occurs within each item, so the package is given
-    an items × values count table rather than an assessors × items matrix: memory grows with the
-    items, not with items × assessors.
+    an items × values count table rather than an annotators × items matrix: memory grows with the
+    items, not with items × annotators.
     """
-    data = encode(labels)
+    data = as_encoded(labels)
     value_domain = alpha_value_domain(data.classes, level)
     counts = data.counts
     pairable_rows = data.ratings_per_item >= 2
     pairable = int(pairable_rows.sum())
     if pairable == 0 or np.count_nonzero(counts[pairable_rows].sum(axis=0)) < 2:
         # Undefined (0/0) when the pairable ratings show no variation at all.
-        return AgreementResult(None, pairable, len(data.workers), len(data.items) - pairable)
+        return AgreementResult(None, pairable, len(data.annotators), len(data.items) - pairable)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         value = float(
@@ -508,5 +510,5 @@ def krippendorff_alpha(labels: Labels, level: str = "nominal") -> AgreementResul
             )
         )
     return AgreementResult(
-        None if math.isnan(value) else value, pairable, len(data.workers), len(data.items) - pairable
+        None if math.isnan(value) else value, pairable, len(data.annotators), len(data.items) - pairable
     )

@@ -9,7 +9,7 @@ positions for weighted kappa, stays the data's); the interval is the
 (1 − c)/2 and (1 + c)/2 quantiles of the replicates. Replicates where a statistic is undefined
 (say, a resample with a single label) are left out and counted.
 
-One refinement for Cohen's kappa: a pair of assessors counts in a resample when it shares at least
+One refinement for Cohen's kappa: a pair of annotators counts in a resample when it shares at least
 ``min_shared`` *distinct* items of the data. Copies of one item would otherwise let pairs that
 share a single item (most pairs in a sparse crowd design) into every resample with a degenerate
 kappa of ±1, and the interval would miss the estimate; within a counted pair, copies weigh as
@@ -35,7 +35,7 @@ from .agreement import (
     expected_disagreement,
     pair_entries,
 )
-from .encoding import Encoded, encode
+from .encoding import Encoded, as_encoded
 
 STATISTICS = ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha")
 _CHUNK = 32  # replicates whose item weights are held at once (32 × items floats)
@@ -98,8 +98,8 @@ def bootstrap_agreement(
 
     ``weights`` and ``min_shared`` are Cohen's, ``level`` is alpha's, as in ``agreement``.
     Deterministic for a ``seed``. Cost: one pass over the items per resample for Fleiss and
-    alpha, one pass over every (pair of assessors, shared item) for Cohen, which dominates with
-    many assessors per item.
+    alpha, one pass over every (pair of annotators, shared item) for Cohen, which dominates with
+    many annotators per item.
     """
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, not {resamples}")
@@ -108,7 +108,7 @@ def bootstrap_agreement(
     unknown = set(statistics) - set(STATISTICS)
     if unknown:
         raise ValueError(f"unknown statistics {sorted(unknown)}; known: {', '.join(STATISTICS)}")
-    data = encode(labels)
+    data = as_encoded(labels)
     replicators = {
         "fleiss_kappa": lambda: _FleissReplicates(data),
         "cohen_kappa_mean": lambda: _CohenReplicates(data, weights, min_shared),

@@ -1,10 +1,17 @@
 """Crowd labels as integer arrays: the one shape every agreement and aggregation function works on.
 
-Judgements arrive as (item, worker, label) triples (a list of tuples, e.g. Django's
+Judgements arrive as (item, annotator, label) triples (a list of tuples, e.g. Django's
 ``values_list("task_id", "annotator_id", "label")``), as a pandas DataFrame with columns
-``item`` (or ``task``, crowd-kit's name), ``worker`` and ``label``, or already encoded. ``encode``
-turns any of them into integer codes once; functions given an ``Encoded`` skip that step, so a
-caller computing several figures encodes once.
+``item`` (or ``task``, crowd-kit's name), ``annotator`` (or ``worker``, crowd-kit's name) and
+``label``, or already encoded. ``encode`` turns triples or a DataFrame into integer codes; every
+agreement, aggregation, bootstrap and quality function accepts its result (an ``Encoded``) in
+their place and then encodes nothing, so a caller computing several figures from the same
+judgements calls ``encode`` once and passes the result on::
+
+    data = encode(triples)
+    summary = agreement_summary(data, intervals=True)
+    vote = majority_vote(data)
+    rows = agreement_with_aggregate(data, vote)
 """
 
 from __future__ import annotations
@@ -26,18 +33,18 @@ def label_order(label: Hashable) -> tuple:
 
 @dataclass(frozen=True, eq=False)
 class Encoded:
-    """Judgements as integer arrays, with the original items, workers and labels for decoding.
+    """Judgements as integer arrays, with the original items, annotators and labels for decoding.
 
-    ``items`` and ``workers`` are in first-seen order; ``classes`` are sorted numbers first (so
-    graded labels keep their order). Row r of the arrays is one judgement:
-    ``items[item_index[r]]`` was labelled ``classes[label_index[r]]`` by ``workers[worker_index[r]]``.
+    ``items`` and ``annotators`` are in first-seen order; ``classes`` are sorted numbers first (so
+    graded labels keep their order). Row r of the arrays is one judgement: ``items[item_index[r]]``
+    was labelled ``classes[label_index[r]]`` by ``annotators[annotator_index[r]]``.
     """
 
     items: list
-    workers: list
+    annotators: list
     classes: list
     item_index: np.ndarray
-    worker_index: np.ndarray
+    annotator_index: np.ndarray
     label_index: np.ndarray
 
     def __len__(self) -> int:
@@ -57,21 +64,36 @@ class Encoded:
         return flat.reshape(len(self.items), n_classes)
 
     def triples(self) -> list[Triple]:
-        """Back to (item, worker, label) tuples, in row order."""
+        """Back to (item, annotator, label) tuples, in row order."""
         items = np.array(self.items, dtype=object)[self.item_index]
-        workers = np.array(self.workers, dtype=object)[self.worker_index]
+        annotators = np.array(self.annotators, dtype=object)[self.annotator_index]
         classes = np.array(self.classes, dtype=object)[self.label_index]
-        return list(zip(items.tolist(), workers.tolist(), classes.tolist(), strict=True))
+        return list(zip(items.tolist(), annotators.tolist(), classes.tolist(), strict=True))
+
+    def select(self, rows: slice | np.ndarray) -> Encoded:
+        """The judgements of ``rows`` (a slice, a boolean mask or row numbers), coded as ``encode``
+        would code them alone: only the items, annotators and labels they use, items and annotators
+        in first-seen order. Works on the integer codes, without encoding anything again."""
+        return _from_codes(
+            self.item_index[rows],
+            self.annotator_index[rows],
+            self.label_index[rows],
+            self.items,
+            self.annotators,
+            self.classes,
+        )
 
 
 Labels = Iterable[Triple] | pd.DataFrame | Encoded
 
 
 def encode(labels: Labels) -> Encoded:
-    """Integer codes for items and workers (first-seen order) and labels (numbers first).
+    """Integer codes for items and annotators (first-seen order) and labels (numbers first).
 
-    A list of all-integer tuples takes a fast path through one NumPy array (booleans count as
-    the integers 0 and 1); anything else goes through pandas' hash-based ``factorize``.
+    The one function that encodes: call it once and pass its result to every function of this
+    package. A list of all-integer tuples takes a fast path through one NumPy array (booleans count
+    as the integers 0 and 1); anything else goes through pandas' hash-based ``factorize``. An
+    ``Encoded`` is returned as it is.
     """
     if isinstance(labels, Encoded):
         return labels
@@ -85,10 +107,16 @@ def encode(labels: Labels) -> Encoded:
     if array is not None and array.dtype.kind in "iub" and array.shape == (len(triples), 3):
         return _encode_columns(array[:, 0], array[:, 1], array[:, 2])
     try:
-        frame = pd.DataFrame(triples, columns=["item", "worker", "label"])
+        frame = pd.DataFrame(triples, columns=["item", "annotator", "label"])
     except ValueError as error:
-        raise ValueError(f"labels must be (item, worker, label) triples: {error}") from error
-    return _encode_columns(frame["item"].to_numpy(), frame["worker"].to_numpy(), frame["label"].to_numpy())
+        raise ValueError(f"labels must be (item, annotator, label) triples: {error}") from error
+    return _encode_columns(frame["item"].to_numpy(), frame["annotator"].to_numpy(), frame["label"].to_numpy())
+
+
+def as_encoded(labels: Labels) -> Encoded:
+    """``labels`` if already encoded, else ``encode(labels)``: what every function of the package
+    does with its input, so that an ``Encoded`` passed in is never encoded again."""
+    return labels if isinstance(labels, Encoded) else encode(labels)
 
 
 def on_scale(labels: Labels, classes: Sequence[Hashable]) -> Encoded:
@@ -98,7 +126,7 @@ def on_scale(labels: Labels, classes: Sequence[Hashable]) -> Encoded:
     scale must keep the levels no one used: on a 0–3 scale where no one said 2, a 1 against a 3 is
     two steps apart, not one. ``classes`` must hold every label given (ValueError otherwise).
     """
-    data = encode(labels)
+    data = as_encoded(labels)
     position = {label: index for index, label in enumerate(classes)}
     outside = [label for label in data.classes if label not in position]
     if outside:
@@ -106,34 +134,38 @@ def on_scale(labels: Labels, classes: Sequence[Hashable]) -> Encoded:
     remap = np.array([position[label] for label in data.classes], dtype=np.int64)
     return Encoded(
         data.items,
-        data.workers,
+        data.annotators,
         list(classes),
         data.item_index,
-        data.worker_index,
+        data.annotator_index,
         remap[data.label_index] if len(data) else data.label_index,
     )
 
 
 def _frame_columns(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    # crowd-kit names the columns task, worker, label; both spellings are read.
     item = "item" if "item" in frame.columns else "task"
-    missing = [name for name in (item, "worker", "label") if name not in frame.columns]
+    annotator = "annotator" if "annotator" in frame.columns else "worker"
+    missing = [name for name in (item, annotator, "label") if name not in frame.columns]
     if missing:
-        raise ValueError(f"the DataFrame needs columns item (or task), worker, label; missing {missing}")
-    if frame[[item, "worker", "label"]].isna().to_numpy().any():
-        raise ValueError("the DataFrame has missing values in item, worker or label")
-    return frame[item].to_numpy(), frame["worker"].to_numpy(), frame["label"].to_numpy()
+        raise ValueError(
+            f"the DataFrame needs columns item (or task), annotator (or worker), label; missing {missing}"
+        )
+    if frame[[item, annotator, "label"]].isna().to_numpy().any():
+        raise ValueError("the DataFrame has missing values in item, annotator or label")
+    return frame[item].to_numpy(), frame[annotator].to_numpy(), frame["label"].to_numpy()
 
 
-def _encode_columns(items: np.ndarray, workers: np.ndarray, labels: np.ndarray) -> Encoded:
+def _encode_columns(items: np.ndarray, annotators: np.ndarray, labels: np.ndarray) -> Encoded:
     item_index, item_values = pd.factorize(items, sort=False)
-    worker_index, worker_values = pd.factorize(workers, sort=False)
+    annotator_index, annotator_values = pd.factorize(annotators, sort=False)
     label_codes, label_values = pd.factorize(labels, sort=False)
     return _from_codes(
         item_index,
-        worker_index,
+        annotator_index,
         label_codes,
         item_values.tolist(),
-        worker_values.tolist(),
+        annotator_values.tolist(),
         label_values.tolist(),
         compact=True,
     )
@@ -141,26 +173,26 @@ def _encode_columns(items: np.ndarray, workers: np.ndarray, labels: np.ndarray) 
 
 def _from_codes(
     item_codes: np.ndarray,
-    worker_codes: np.ndarray,
+    annotator_codes: np.ndarray,
     label_codes: np.ndarray,
     item_values: list,
-    worker_values: list,
+    annotator_values: list,
     label_values: list,
     *,
     compact: bool = False,
 ) -> Encoded:
-    """Compact codes (only values that occur, items and workers in first-seen order, classes sorted).
+    """Compact codes (only values that occur, items and annotators in first-seen order, classes sorted).
 
-    ``compact``: item and worker codes are already 0..n-1 in first-seen order (fresh from factorize).
+    ``compact``: item and annotator codes are already 0..n-1 in first-seen order (fresh from factorize).
     """
     if compact:
         item_index, items = item_codes, item_values
-        worker_index, workers = worker_codes, worker_values
+        annotator_index, annotators = annotator_codes, annotator_values
     else:
         item_index, item_first = pd.factorize(item_codes, sort=False)
-        worker_index, worker_first = pd.factorize(worker_codes, sort=False)
+        annotator_index, annotator_first = pd.factorize(annotator_codes, sort=False)
         items = [item_values[code] for code in item_first.tolist()]
-        workers = [worker_values[code] for code in worker_first.tolist()]
+        annotators = [annotator_values[code] for code in annotator_first.tolist()]
     present = np.flatnonzero(np.bincount(label_codes, minlength=len(label_values)))
     classes = sorted((label_values[code] for code in present.tolist()), key=label_order)
     position = {label: index for index, label in enumerate(classes)}
@@ -168,9 +200,9 @@ def _from_codes(
     remap[present] = [position[label_values[code]] for code in present.tolist()]
     return Encoded(
         items,
-        workers,
+        annotators,
         classes,
         item_index.astype(np.int64, copy=False),
-        worker_index.astype(np.int64, copy=False),
+        annotator_index.astype(np.int64, copy=False),
         remap[label_codes],
     )

@@ -1,4 +1,5 @@
-"""Stream crowd labels (``item,worker,label``) and gold (``item,label`` or ``item,gold``) from CSV."""
+"""Stream crowd labels (``item,annotator,label``, or ``item,worker,label`` as crowd-kit names the
+columns) and gold (``item,label`` or ``item,gold``) from CSV."""
 
 from __future__ import annotations
 
@@ -51,21 +52,30 @@ def parse_label(text: str) -> int | float | str:
     return text
 
 
+def _label_columns(path: str | Path) -> tuple[str, str, str]:
+    """The header a labels file must have: ``item,worker,label`` if its second column says worker
+    (crowd-kit's word), else ``item,annotator,label``."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        header = next(csv.reader(handle), None) or []
+    second = header[1].strip() if len(header) > 1 else ""
+    return ("item", "worker" if second == "worker" else "annotator", "label")
+
+
 def read_labels(path: str | Path) -> Iterator[tuple[str, str, int | float | str]]:
-    """Yield (item, worker, label) triples, one row at a time (files of millions of rows are fine)."""
-    for _, (item, worker, label) in _rows(path, ("item", "worker", "label")):
-        yield item, worker, parse_label(label)
+    """Yield (item, annotator, label) triples, one row at a time (files of millions of rows are fine)."""
+    for _, (item, annotator, label) in _rows(path, _label_columns(path)):
+        yield item, annotator, parse_label(label)
 
 
 def read_label_columns(path: str | Path, *, chunk_rows: int = 500_000) -> Encoded:
     """The labels file as integer arrays (``Encoded``), read ``chunk_rows`` rows at a time.
 
-    Memory holds three integer codes per row plus the distinct items, workers and labels, never
+    Memory holds three integer codes per row plus the distinct items, annotators and labels, never
     the rows as Python objects. The fast path is pandas' C parser; if a chunk holds anything
     doubtful (an empty field, a missing one), the file is read again row by row with the csv
     module so that the error names the exact line, as ``read_labels`` does.
     """
-    columns = ("item", "worker", "label")
+    columns = _label_columns(path)
     with open(path, newline="", encoding="utf-8") as handle:
         header = next(csv.reader(handle), None)
     if header is None or [name.strip() for name in header[:3]] != list(columns):
@@ -84,10 +94,10 @@ def read_label_columns(path: str | Path, *, chunk_rows: int = 500_000) -> Encode
             encoding="utf-8",
         )
         for chunk in chunks:
-            item, worker, label = (chunk[name].str.strip() for name in columns)
-            if (item == "").any() or (worker == "").any() or (label == "").any():
+            item, annotator, label = (chunk[name].str.strip() for name in columns)
+            if (item == "").any() or (annotator == "").any() or (label == "").any():
                 raise _Doubtful
-            coder.add(item.to_numpy(), worker.to_numpy(), label.to_numpy())
+            coder.add(item.to_numpy(), annotator.to_numpy(), label.to_numpy())
     except (_Doubtful, pd.errors.ParserError, ValueError):
         # Validate row by row, which raises LabelFileError naming the line; a file that passes
         # (say, a line of spaces the fast parser misread) is then encoded row by row.
@@ -102,7 +112,7 @@ class _Doubtful(Exception):
 
 
 class _ColumnCoder:
-    """Global first-seen codes for items and workers, and one code per parsed label value."""
+    """Global first-seen codes for items and annotators, and one code per parsed label value."""
 
     def __init__(self) -> None:
         self.codes: tuple[dict, dict, dict] = ({}, {}, {})
@@ -114,25 +124,27 @@ class _ColumnCoder:
         mapping = np.array([known.setdefault(key, len(known)) for key in keys], dtype=np.int64)
         return mapping[local]
 
-    def add(self, items: Iterable, workers: Iterable, labels: Iterable, *, label_text: bool = True) -> None:
+    def add(
+        self, items: Iterable, annotators: Iterable, labels: Iterable, *, label_text: bool = True
+    ) -> None:
         """``label_text``: labels are still text, to be parsed (numbers become numbers)."""
-        item_codes, worker_codes, label_codes = self.codes
+        item_codes, annotator_codes, label_codes = self.codes
         parse = parse_label if label_text else None
         self.parts.append(
             (
                 self._code(np.asarray(items, dtype=object), item_codes),
-                self._code(np.asarray(workers, dtype=object), worker_codes),
+                self._code(np.asarray(annotators, dtype=object), annotator_codes),
                 self._code(np.asarray(labels, dtype=object), label_codes, parse),
             )
         )
 
     def encoded(self) -> Encoded:
-        items, workers, labels = (list(codes) for codes in self.codes)
+        items, annotators, labels = (list(codes) for codes in self.codes)
         joined = [
             np.concatenate([part[column] for part in self.parts]) if self.parts else np.zeros(0, np.int64)
             for column in range(3)
         ]
-        return _from_codes(*joined, items, workers, labels, compact=True)
+        return _from_codes(*joined, items, annotators, labels, compact=True)
 
 
 def _encode_rows(triples: Iterable[tuple[str, str, int | float | str]], batch: int = 200_000) -> Encoded:

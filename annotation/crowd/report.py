@@ -1,6 +1,6 @@
-"""The agreement report: every agreement figure with what it rests on, as one JSON-friendly dict.
+"""The agreement summary: every agreement figure with what it rests on, as one JSON-friendly dict.
 
-``cranfield agreement`` prints it; the ground-truth job can store it with a snapshot.
+``cranfield agreement`` prints it; the ground-truth job stores it with a snapshot.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from .agreement import (
     per_label_agreement,
 )
 from .bootstrap import STATISTICS, bootstrap_agreement
-from .encoding import encode
+from .encoding import as_encoded
 
 
-def agreement_report(
+def agreement_summary(
     labels: Labels,
     *,
     weights: str = "none",
@@ -31,18 +31,21 @@ def agreement_report(
 ) -> dict:
     """Fleiss' kappa, mean pairwise Cohen's kappa, Krippendorff's alpha and per-label agreement.
 
-    Top-level keys: ``n_labels``, ``n_items``, ``n_workers`` (the whole data); per figure its
-    value and base: ``fleiss_kappa`` with ``fleiss_kappa_n_items``, ``fleiss_kappa_n_workers``,
+    Top-level keys: ``n_labels``, ``n_items``, ``n_annotators`` (the whole data); per figure its
+    value and base: ``fleiss_kappa`` with ``fleiss_kappa_n_items``, ``fleiss_kappa_n_annotators``,
     ``fleiss_kappa_items_excluded`` (items whose number of ratings is not the most common one)
     and ``fleiss_kappa_ratings_per_item``; ``cohen_kappa_mean`` with ``cohen_kappa_pairs``,
-    ``cohen_kappa_n_items``, ``cohen_kappa_n_workers``, ``cohen_kappa_weights``,
+    ``cohen_kappa_n_items``, ``cohen_kappa_n_annotators``, ``cohen_kappa_weights``,
     ``cohen_kappa_min_shared``; ``krippendorff_alpha`` with ``krippendorff_alpha_n_items`` (items
-    with two or more ratings), ``krippendorff_alpha_n_workers``, ``krippendorff_level``;
+    with two or more ratings), ``krippendorff_alpha_n_annotators``, ``krippendorff_level``;
     ``per_label`` (``PerLabelAgreement.as_dict``). With ``intervals``, ``<figure>_ci`` holds a
     percentile bootstrap interval over items (``BootstrapInterval.as_dict``) for each of
     ``interval_statistics``, and ``bootstrap`` its settings; without, those keys are absent.
+
+    The labels are encoded once (not at all if ``labels`` is an ``Encoded``), and every figure and
+    interval is computed from that one encoding.
     """
-    data = encode(labels)
+    data = as_encoded(labels)
     fleiss = fleiss_kappa(data)
     cohen = cohen_kappa_pairs(data, weights=weights, min_shared=min_shared)
     alpha = krippendorff_alpha(data, level=level)
@@ -50,21 +53,21 @@ def agreement_report(
     report = {
         "n_labels": len(data),
         "n_items": len(data.items),
-        "n_workers": len(data.workers),
+        "n_annotators": len(data.annotators),
         "fleiss_kappa": fleiss.value,
         "fleiss_kappa_n_items": fleiss.n_items,
-        "fleiss_kappa_n_workers": fleiss.n_workers,
+        "fleiss_kappa_n_annotators": fleiss.n_annotators,
         "fleiss_kappa_items_excluded": fleiss.n_items_excluded,
         "fleiss_kappa_ratings_per_item": ratings_per_item or None,
         "cohen_kappa_mean": cohen.mean,
         "cohen_kappa_pairs": len(cohen.kappa),
         "cohen_kappa_n_items": cohen.n_items,
-        "cohen_kappa_n_workers": cohen.n_workers,
+        "cohen_kappa_n_annotators": cohen.n_annotators,
         "cohen_kappa_weights": weights,
         "cohen_kappa_min_shared": min_shared,
         "krippendorff_alpha": alpha.value,
         "krippendorff_alpha_n_items": alpha.n_items,
-        "krippendorff_alpha_n_workers": alpha.n_workers,
+        "krippendorff_alpha_n_annotators": alpha.n_annotators,
         "krippendorff_level": level,
         "per_label": per_label_agreement(data).as_dict(),
     }

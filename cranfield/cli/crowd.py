@@ -15,7 +15,7 @@ from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majori
 from annotation.crowd.bootstrap import STATISTICS
 from annotation.crowd.encoding import on_scale
 from annotation.crowd.labels_io import LabelFileError, read_gold, read_label_columns
-from annotation.crowd.report import agreement_report
+from annotation.crowd.report import agreement_summary
 
 METHODS = ("majority", "dawid-skene", "gold-weighted")
 
@@ -97,7 +97,7 @@ def run_agreement(args: argparse.Namespace) -> int:
         data = read_label_columns(args.labels)
         if args.scale:
             data = on_scale(data, parse_scale(args.scale))
-        report = agreement_report(
+        report = agreement_summary(
             data,
             weights=args.weights,
             level=args.level,

@@ -5,7 +5,7 @@ its progress can be committed (and seen by other connections) as it goes:
 
 1. **read** the inputs (no locks) and fingerprint exactly what was read;
 2. **compute** agreement, aggregation and the annotator report with the pure functions of
-   ``annotation.crowd``, reporting progress;
+   ``annotation.crowd`` (on labels encoded once), reporting progress;
 3. **write** the snapshot in one short transaction that locks the project row and checks again
    that no other run has written these inputs, or newer ones, meanwhile.
 """
@@ -25,20 +25,26 @@ from django.utils import timezone
 
 from annotation.crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
 from annotation.crowd.agreement import cohen_kappa_matrix, label_order
-from annotation.crowd.encoding import on_scale
-from annotation.crowd.quality import agreement_with_aggregate, dawid_skene_workers, summarise_likert
-from annotation.crowd.report import agreement_report
+from annotation.crowd.encoding import Encoded, Labels, encode, on_scale
+from annotation.crowd.quality import (
+    agreement_with_aggregate,
+    busiest,
+    confusion_against_aggregate,
+    dawid_skene_annotators,
+    rating_agreement_with_aggregate,
+    summarise_likert,
+)
+from annotation.crowd.report import agreement_summary
 from annotation.models import Judgement, JudgementRevision, Membership, Project, Task
 from annotation.normalisation import zscore_per_annotator
 from annotation.task_types import LIKERT_GOLD_TOLERANCE
 from evaluation.models import GroundTruthSnapshot, SnapshotLabel
-from evaluation.reporting import busiest, confusion_against_aggregate, rating_agreement_with_aggregate
 
 DEFAULT_TIE_RULE = "smallest"
 # Part of every input fingerprint: raise it when a change to the computation changes what a
 # snapshot holds for the same judgements, so the next run writes a corrected version instead of
 # "unchanged". 2: weighted kappa over the whole configured scale, gold-weighted ties listed.
-# 3: one vocabulary (the report's keys say annotator, not assessor or worker).
+# 3: one vocabulary (the report's keys say annotator, not annotator or annotator).
 COMPUTATION_VERSION = 3
 # The pairwise-kappa heat map keeps the annotators with the most labels: beyond a few dozen rows
 # it is unreadable, and the snapshot row stays small.
@@ -58,22 +64,22 @@ def no_progress(stage: str, share: float) -> None:
     """The default progress callback: report nothing."""
 
 
-def aggregate(triples: list, method: str, tie_rule: str, gold_triples: list, gold: dict) -> AggregationResult:
+def aggregate(data: Labels, method: str, tie_rule: str, with_gold: Labels, gold: dict) -> AggregationResult:
     """The aggregate label of every task by the named method.
 
-    ``gold_triples`` are the first answers given to gold items, whose expected labels are ``gold``;
-    only the gold-weighted vote uses them, and only to weigh each annotator (gold items get no
-    label, and are not listed as ties). ``tie_rule`` applies to both votes.
+    ``with_gold`` is ``data`` followed by the first answers given to gold items, whose expected
+    labels are ``gold``; only the gold-weighted vote uses them, and only to weigh each annotator
+    (gold items get no label, and are not listed as ties). ``tie_rule`` applies to both votes.
     """
     if method == Project.GroundTruthMethod.DAWID_SKENE:
-        return dawid_skene(triples)
+        return dawid_skene(data)
     if method == Project.GroundTruthMethod.GOLD_WEIGHTED:
-        result = gold_weighted_vote(triples + gold_triples, gold, tie_rule=tie_rule)
+        result = gold_weighted_vote(with_gold, gold, tie_rule=tie_rule)
         for item in gold:
             result.labels.pop(item, None)
             result.confidence.pop(item, None)
         return replace(result, ties=[item for item in result.ties if item not in gold])
-    return majority_vote(triples, tie_rule=tie_rule)
+    return majority_vote(data, tie_rule=tie_rule)
 
 
 def ground_truth_judgements(project: Project, blocked: list[int] | None = None):
@@ -111,14 +117,14 @@ def gold_inputs(project: Project) -> tuple[list, dict]:
     return sorted(first_answers), gold
 
 
-def agreement_figures(triples: list, *, weights: str = "none", level: str = "nominal") -> dict:
-    """``annotation.crowd.report.agreement_report`` with bootstrap intervals over items: Fleiss' kappa,
+def agreement_figures(data: Labels, *, weights: str = "none", level: str = "nominal") -> dict:
+    """``annotation.crowd.report.agreement_summary`` with bootstrap intervals over items: Fleiss' kappa,
     mean pairwise Cohen's kappa, Krippendorff's alpha and per-label agreement, each with its base."""
     statistics = ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha")
-    if len(triples) > COHEN_INTERVAL_MAX_JUDGEMENTS:
+    if len(data) > COHEN_INTERVAL_MAX_JUDGEMENTS:
         statistics = ("fleiss_kappa", "krippendorff_alpha")
-    return agreement_report(
-        triples,
+    return agreement_summary(
+        data,
         weights=weights,
         level=level,
         intervals=True,
@@ -128,15 +134,15 @@ def agreement_figures(triples: list, *, weights: str = "none", level: str = "nom
     )
 
 
-def label_agreement(triples: list, progress: Progress = no_progress, *, scale: list | None = None) -> dict:
+def label_agreement(data: Labels, progress: Progress = no_progress, *, scale: list | None = None) -> dict:
     """Agreement of a label project; an ordered ``scale`` (graded labels: every level, in order)
     adds, under ``ordered``, the report with linearly weighted Cohen's kappa and ordinal alpha on
     that scale, so that a level no one used still counts in the distance between two others."""
     progress("agreement: Fleiss' kappa, Cohen's kappa of every pair, Krippendorff's alpha", 0.15)
-    figures = agreement_figures(triples)
+    figures = agreement_figures(data)
     if scale is not None:
         progress("agreement: weighted kappa and ordinal alpha", 0.4)
-        figures["ordered"] = agreement_figures(on_scale(triples, scale), weights="linear", level="ordinal")
+        figures["ordered"] = agreement_figures(on_scale(data, scale), weights="linear", level="ordinal")
     return figures
 
 
@@ -238,7 +244,7 @@ def read_inputs(project_id: int, method: str | None, tie_rule: str) -> Inputs | 
     """
     read_at = database_now()
     project = Project.objects.get(pk=project_id)
-    if project.task_type == Project.TaskType.FREE_TEXT:
+    if project.type.is_free_text:
         return "nothing to aggregate: free-text references are downloaded as written"
     method = "rating-summary" if project.is_rating else (method or project.ground_truth_method)
     latest = project.snapshots.order_by("-version").values("version", "input_fingerprint").first()
@@ -290,85 +296,87 @@ class Computed:
 
 
 def label_classes(project: Project, triples: list) -> list:
-    """Every label the project can give (graded levels, or 0 and 1), plus any seen, in label order."""
-    if project.task_type == Project.TaskType.GRADED_RELEVANCE:
-        configured = {level["value"] for level in project.config.get("levels", [])}
-    else:
-        configured = {0, 1}
+    """Every label the project can give (its type's classes), plus any seen, in label order."""
+    configured = set(project.type.classes(project.config))
     return sorted(configured | {label for _, _, label in triples}, key=label_order)
 
 
 def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed:
     """Agreement, the aggregate label per item and the annotator report of a label project."""
     triples = inputs.rows
-    graded = inputs.project.task_type == Project.TaskType.GRADED_RELEVANCE
+    # Encoded once for the whole snapshot (gold answers after the items' judgements, for the
+    # gold-weighted vote): every figure below works on these integer codes.
+    with_gold = encode(triples + inputs.gold_triples)
+    data = with_gold.select(slice(0, len(triples))) if inputs.gold_triples else with_gold
+    ordered = inputs.project.type.ordered
     figures = label_agreement(
-        triples, progress, scale=label_classes(inputs.project, triples) if graded else None
+        data, progress, scale=label_classes(inputs.project, triples) if ordered else None
     )
     progress(f"aggregation: {inputs.method}", 0.5)
-    vote = aggregate(triples, inputs.method, inputs.tie_rule, inputs.gold_triples, inputs.gold)
+    vote = aggregate(data, inputs.method, inputs.tie_rule, with_gold, inputs.gold)
     progress("annotator report", 0.75)
     parameters = {
         key: value
         for key, value in vote.parameters.items()
-        if key not in {"worker_reliability", "worker_weights"}
+        if key not in {"annotator_reliability", "annotator_weights"}
     }
     counts = Counter(task_id for task_id, _, _ in triples)
     labels = [
         (task_id, int(label), float(vote.confidence[task_id]), counts[task_id], {})
         for task_id, label in vote.labels.items()
     ]
-    report = label_annotator_report(triples, vote, label_classes(inputs.project, triples))
+    report = label_annotator_report(data, vote, label_classes(inputs.project, triples))
     return Computed(labels, parameters, figures | {"ties": sorted(vote.ties)}, report)
 
 
-def label_annotator_report(triples: list, vote: AggregationResult, classes: list) -> dict:
+def label_annotator_report(data: Encoded, vote: AggregationResult, classes: list) -> dict:
     """Per annotator: labels, agreement and Cohen's kappa with the aggregate, the confusion matrix
     of their labels against it, and Dawid–Skene's estimated confusion matrix and reliability (or
     the gold weight) when the method estimated them; plus the pairwise-kappa matrix of the
     ``HEATMAP_ANNOTATORS`` busiest annotators. Keys are annotator ids as text (JSON)."""
-    observed = confusion_against_aggregate(triples, vote.labels, classes)
+    observed = confusion_against_aggregate(data, vote.labels, classes)
     estimated = {}
     if vote.method == "dawid-skene":
-        model = dawid_skene_workers(vote)
+        model = dawid_skene_annotators(vote)
         positions = [model["classes"].index(c) if c in model["classes"] else None for c in classes]
-        for row in model["workers"]:
+        for row in model["annotators"]:
             # Laid out on the report's classes (a class no one used has no row or column there).
             matrix = [
                 [row["confusion"][k][j] if None not in (k, j) else None for j in positions] for k in positions
             ]
-            estimated[row["worker"]] = (row["reliability"], matrix)
-    weights = vote.parameters.get("worker_weights", {})
+            estimated[row["annotator"]] = (row["reliability"], matrix)
+    weights = vote.parameters.get("annotator_weights", {})
     annotators = {}
-    for row in agreement_with_aggregate(triples, vote):
-        worker = row["worker"]
-        reliability, ds_matrix = estimated.get(worker, (None, None))
-        annotators[str(worker)] = {
+    for row in agreement_with_aggregate(data, vote):
+        annotator = row["annotator"]
+        reliability, ds_matrix = estimated.get(annotator, (None, None))
+        annotators[str(annotator)] = {
             "n_labels": row["n_labels"],
             "agreed": row["agreed"],
             "compared": row["n_labels"],
             "agreement_with_aggregate": row["agreement"],
             "kappa_with_aggregate": row["kappa"],
             "reliability": reliability,
-            "gold_weight": weights.get(worker),
-            "confusion": observed.get(worker),
+            "gold_weight": weights.get(annotator),
+            "confusion": observed.get(annotator),
             "dawid_skene_confusion": ds_matrix,
         }
-    counts = Counter(worker for _, worker, _ in triples)
+    per_annotator = np.bincount(data.annotator_index, minlength=len(data.annotators)).tolist()
+    counts = Counter(dict(zip(data.annotators, per_annotator, strict=True)))
     return {
         "kind": "labels",
         "classes": classes,
         "annotators": annotators,
-        "pairwise": [pairwise_report(triples, counts)],
+        "pairwise": [pairwise_report(data, counts)],
     }
 
 
 def pairwise_report(
-    triples: list, counts: Counter, dimension: str | None = None, weights: str = "none"
+    data: Labels, counts: Counter, dimension: str | None = None, weights: str = "none"
 ) -> dict:
     """The kappa and shared-items matrices of the busiest annotators, as the heat map shows them."""
     shown = busiest(counts, HEATMAP_ANNOTATORS)
-    matrix = cohen_kappa_matrix(triples, weights=weights, workers=shown)
+    matrix = cohen_kappa_matrix(data, weights=weights, annotators=shown)
     return {
         "dimension": dimension,
         "weights": weights,
@@ -442,8 +450,8 @@ def compute_ratings(inputs: Inputs, progress: Progress = no_progress) -> Compute
         "dimensions": dimensions,
         "tolerance": LIKERT_GOLD_TOLERANCE,
         "annotators": {
-            str(worker): {
-                "n_labels": counts[worker],
+            str(annotator): {
+                "n_labels": counts[annotator],
                 "agreed": row["agreed"],
                 "compared": row["compared"],
                 "agreement_with_aggregate": row["agreed"] / row["compared"] if row["compared"] else None,
@@ -451,7 +459,7 @@ def compute_ratings(inputs: Inputs, progress: Progress = no_progress) -> Compute
                 "gold_weight": None,
                 "mean_abs_deviation": row["mean_abs_deviation"],
             }
-            for worker, row in agreement.items()
+            for annotator, row in agreement.items()
         },
         "pairwise": [
             pairwise_report(by_dimension[dimension], counts, dimension, weights="quadratic")

@@ -68,6 +68,19 @@ def requested_version(params, name: str = "version") -> int | None:
     return int(value)
 
 
+def annotator_report_of(snapshot: GroundTruthSnapshot) -> dict:
+    """The snapshot's annotator report; snapshots written before the one vocabulary (computation
+    version 3) said "assessors" where it says "annotators", and are read the same way."""
+    report = dict(snapshot.annotator_report or {})
+    if "assessors" in report:
+        report["annotators"] = report.pop("assessors")
+        report["pairwise"] = [
+            {("annotators" if key == "assessors" else key): value for key, value in panel.items()}
+            for panel in report.get("pairwise", [])
+        ]
+    return report
+
+
 def latest_snapshot(project: Project, version: int | None = None) -> GroundTruthSnapshot | None:
     """The project's snapshot of that version, or its newest; None if there is none."""
     snapshots = GroundTruthSnapshot.objects.filter(project=project)
@@ -132,7 +145,7 @@ def annotator_table(project: Project, snapshot: GroundTruthSnapshot | None = Non
     """
     if snapshot is None:
         snapshot = latest_snapshot(project)
-    annotators = (snapshot.annotator_report or {}).get("annotators", {}) if snapshot else {}
+    annotators = annotator_report_of(snapshot).get("annotators", {}) if snapshot else {}
     volume = judgement_volume(project)
     gold = gold_scores(project)
     members = {
@@ -204,8 +217,12 @@ def pairs_note(pairs: int, min_shared: int = 2) -> str:
 def report_figures(
     agreement: dict, *, cohen: str = "Mean Cohen's kappa", alpha: str = "Krippendorff's alpha"
 ) -> list:
-    """The three figures of one ``annotation.crowd.report.agreement_report``, each with its base and
+    """The three figures of one ``annotation.crowd.report.agreement_summary``, each with its base and
     its bootstrap interval (when the snapshot has one)."""
+
+    def annotators(figure: str):  # snapshots written before the rename say n_workers
+        return agreement.get(f"{figure}_n_annotators", agreement.get(f"{figure}_n_workers"))
+
     excluded = agreement.get("fleiss_kappa_items_excluded")
     per_item = agreement.get("fleiss_kappa_ratings_per_item")
     return [
@@ -213,7 +230,7 @@ def report_figures(
             "Fleiss' kappa",
             agreement.get("fleiss_kappa"),
             agreement.get("fleiss_kappa_n_items"),
-            agreement.get("fleiss_kappa_n_workers"),
+            annotators("fleiss_kappa"),
             f"items with the most common number of ratings ({per_item}); "
             f"{excluded} with another number left out"
             if excluded is not None
@@ -224,7 +241,7 @@ def report_figures(
             cohen,
             agreement.get("cohen_kappa_mean"),
             agreement.get("cohen_kappa_n_items"),
-            agreement.get("cohen_kappa_n_workers"),
+            annotators("cohen_kappa"),
             pairs_note(agreement.get("cohen_kappa_pairs") or 0, agreement.get("cohen_kappa_min_shared", 2)),
             agreement.get("cohen_kappa_mean_ci"),
         ),
@@ -232,7 +249,7 @@ def report_figures(
             f"{alpha} ({agreement.get('krippendorff_level', 'nominal')})",
             agreement.get("krippendorff_alpha"),
             agreement.get("krippendorff_alpha_n_items"),
-            agreement.get("krippendorff_alpha_n_workers"),
+            annotators("krippendorff_alpha"),
             "items with at least two ratings",
             agreement.get("krippendorff_alpha_ci"),
         ),
@@ -308,7 +325,7 @@ def agreement_report(project: Project, snapshot: GroundTruthSnapshot | None) -> 
         report["per_label"] = per_label_rows(project, snapshot.agreement)
         bootstrap = snapshot.agreement.get("bootstrap") or {}
         report["intervals"] = bootstrap
-    annotator_report = snapshot.annotator_report or {}
+    annotator_report = annotator_report_of(snapshot)
     if annotator_report.get("kind") == "labels":
         classes = annotator_report["classes"]
         names = project.type.label_names(project.config)

@@ -56,7 +56,7 @@ def test_the_snapshot_holds_statsmodels_fleiss_kappa_and_majority_labels(judged_
     assert snapshot.input_judgement_count == 21
     assert snapshot.agreement["fleiss_kappa"] == pytest.approx(expected_kappa(), abs=1e-12)
     assert snapshot.agreement["n_items"] == 7
-    assert snapshot.agreement["n_workers"] == 3
+    assert snapshot.agreement["n_annotators"] == 3
     labels = {
         (row.task.topic.external_id, row.task.document.external_id): (row.label, row.confidence)
         for row in snapshot.labels.select_related("task__topic", "task__document")

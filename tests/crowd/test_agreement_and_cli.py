@@ -25,7 +25,7 @@ ratings = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=3, 
 
 @settings(max_examples=150, deadline=None)
 @given(ratings, st.sampled_from(["none", "linear", "quadratic"]))
-def test_a_pair_of_assessors_gets_scikit_learns_kappa(pairs, weights):
+def test_a_pair_of_annotators_gets_scikit_learns_kappa(pairs, weights):
     triples = [(i, "ann", a) for i, (a, _) in enumerate(pairs)] + [
         (i, "bob", b) for i, (_, b) in enumerate(pairs)
     ]
@@ -90,7 +90,10 @@ def test_label_files_name_the_bad_line(tmp_path):
     with pytest.raises(LabelFileError, match="line 2, field 'worker': empty"):
         list(read_labels(bad))
     bad.write_text("task,annotator,answer\n")
-    with pytest.raises(LabelFileError, match="line 1: expected the header item,worker,label"):
+    with pytest.raises(LabelFileError, match="line 1: expected the header item,annotator,label"):
+        list(read_labels(bad))
+    bad.write_text("item,annotator,label\n1,,0\n")
+    with pytest.raises(LabelFileError, match="line 2, field 'annotator': empty"):
         list(read_labels(bad))
     gold = tmp_path / "gold.csv"
     gold.write_text("item,gold\n1,0\n1,1\n")
@@ -101,7 +104,8 @@ def test_label_files_name_the_bad_line(tmp_path):
 def test_agreement_cli_reports_the_required_fields(shared_data, capsys):
     assert main(["agreement", str(shared_data / "crowd_snow2008" / "wsd_labels.csv")]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert {"fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha", "n_items", "n_workers"} <= set(report)
+    required = {"fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha", "n_items", "n_annotators"}
+    assert required <= set(report)
     assert round(report["fleiss_kappa"], 4) == 0.9372
 
 
@@ -130,7 +134,7 @@ def test_agreement_cli_reports_per_label_figures_and_intervals(shared_data, caps
     labels = shared_data / "crowd_snow2008" / "rte_labels.csv"
     assert main(["agreement", str(labels), "--ci", "--resamples", "50", "--seed", "3"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert (report["n_items"], report["n_workers"], report["n_labels"]) == (800, 164, 8000)
+    assert (report["n_items"], report["n_annotators"], report["n_labels"]) == (800, 164, 8000)
     assert report["fleiss_kappa_n_items"] == report["krippendorff_alpha_n_items"] == 800
     assert [row["label"] for row in report["per_label"]["labels"]] == [0, 1]
     for name in ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha"):
@@ -145,7 +149,8 @@ def test_agreement_cli_reports_per_label_figures_and_intervals(shared_data, caps
 
 
 def write_labels(path, n_items, per_item=3, bad_line=None):
-    """A generated labels file; ``bad_line`` (a file line number) gets an empty worker field."""
+    """A generated labels file; ``bad_line`` (a file line number) gets an empty worker field
+    (the header is crowd-kit's, item,worker,label, which the reader takes as well)."""
     line = 1
     with open(path, "w") as handle:
         handle.write("item,worker,label\n")
@@ -202,7 +207,7 @@ def test_aggregate_cli_on_a_generated_file_equals_the_library(tmp_path, capsys):
 
 
 def test_agreement_cli_scale_keeps_unused_levels_in_weighted_kappa(tmp_path, capsys):
-    # Two assessors on a 0-3 scale where no one said 2: 1 against 3 is two steps apart, not one.
+    # Two annotators on a 0-3 scale where no one said 2: 1 against 3 is two steps apart, not one.
     first = [0, 1, 3, 3, 0, 1, 1, 3, 0, 0]
     second = [0, 3, 3, 1, 1, 1, 0, 3, 0, 3]
     path = tmp_path / "graded.csv"

@@ -44,7 +44,9 @@ def test_fleiss_1971_psychiatric_diagnoses_give_0_430():
     )
 )
 def test_fleiss_equals_statsmodels_on_generated_tables(rows):
-    triples = [(item, worker, label) for item, row in enumerate(rows) for worker, label in enumerate(row)]
+    triples = [
+        (item, annotator, label) for item, row in enumerate(rows) for annotator, label in enumerate(row)
+    ]
     table, _ = aggregate_raters(np.array(rows))
     with np.errstate(all="ignore"):
         expected = sm_fleiss(table)
@@ -59,7 +61,7 @@ def test_fleiss_equals_statsmodels_on_generated_tables(rows):
 def test_unbalanced_items_use_the_most_common_rating_count_and_say_so():
     triples = [(1, "a", 1), (1, "b", 1), (1, "c", 0), (2, "a", 0), (2, "b", 0), (2, "c", 0), (3, "a", 1)]
     result = fleiss_kappa(triples)
-    assert (result.n_items, result.n_items_excluded, result.n_workers) == (2, 1, 3)
+    assert (result.n_items, result.n_items_excluded, result.n_annotators) == (2, 1, 3)
 
 
 def test_majority_vote_names_ties_and_breaks_them_by_rule():
@@ -85,7 +87,7 @@ def test_triples_a_dataframe_and_encoded_columns_aggregate_alike():
 def test_encoding_keeps_label_types_and_orders_numbers_first():
     data = encode([("a", "w1", "yes"), ("a", "w2", 2), ("b", "w1", 1.5), ("b", "w2", "no")])
     assert data.classes == [1.5, 2, "no", "yes"]
-    assert data.items == ["a", "b"] and data.workers == ["w1", "w2"]
+    assert data.items == ["a", "b"] and data.annotators == ["w1", "w2"]
     assert data.triples() == [("a", "w1", "yes"), ("a", "w2", 2), ("b", "w1", 1.5), ("b", "w2", "no")]
     assert encode([(1, 2, 3)]).classes == [3]
     with pytest.raises(ValueError, match="missing"):

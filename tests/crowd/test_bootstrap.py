@@ -105,7 +105,7 @@ def test_every_replicate_is_the_statistic_of_its_resample(design, weights, level
 
 @pytest.mark.parametrize("workers", [8, 60])
 def test_the_interval_contains_the_estimate_and_repeats_for_a_seed(workers):
-    # 60 assessors, 4 per item: most pairs share one or two items, the sparse crowd case.
+    # 60 annotators, 4 per item: most pairs share one or two items, the sparse crowd case.
     triples = simulate(300, workers=workers)
     intervals = bootstrap_agreement(triples, resamples=300, seed=1)
     estimates = {

@@ -22,18 +22,18 @@ def exact_reference(triples, gold, tie_rule):
     classes = sorted({label for _, _, label in triples})
     k = len(classes)
     answered, correct = {}, {}
-    for item, worker, label in triples:
+    for item, annotator, label in triples:
         if item in gold:
-            answered[worker] = answered.get(worker, 0) + 1
-            correct[worker] = correct.get(worker, 0) + (label == gold[item])
+            answered[annotator] = answered.get(annotator, 0) + 1
+            correct[annotator] = correct.get(annotator, 0) + (label == gold[item])
     odds = {}
-    for _, worker, _ in triples:
-        a = Fraction(correct.get(worker, 0) + 1, answered.get(worker, 0) + k)
-        odds[worker] = (k - 1) * a / (1 - a) if k > 1 else Fraction(1)
+    for _, annotator, _ in triples:
+        a = Fraction(correct.get(annotator, 0) + 1, answered.get(annotator, 0) + k)
+        odds[annotator] = (k - 1) * a / (1 - a) if k > 1 else Fraction(1)
     products = {}
-    for item, worker, label in triples:
+    for item, annotator, label in triples:
         per_label = products.setdefault(item, dict.fromkeys(classes, Fraction(1)))
-        per_label[label] *= odds[worker]
+        per_label[label] *= odds[annotator]
     vote = majority_vote(triples, tie_rule=tie_rule)
     labels, ties = {}, []
     for item, per_label in products.items():
@@ -60,7 +60,7 @@ judgements = st.dictionaries(
     st.sampled_from(["smallest", "largest"]),
 )
 def test_labels_and_ties_equal_the_exact_reference(answers, gold, tie_rule):
-    triples = [(item, worker, label) for (item, worker), label in sorted(answers.items())]
+    triples = [(item, annotator, label) for (item, annotator), label in sorted(answers.items())]
     result = gold_weighted_vote(triples, gold, tie_rule=tie_rule)
     labels, ties = exact_reference(triples, gold, tie_rule)
     assert result.labels == labels

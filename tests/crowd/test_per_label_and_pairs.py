@@ -1,5 +1,5 @@
 """Per-label agreement against Fleiss (1971) and statsmodels, and the vectorised pairwise Cohen's
-kappa against statsmodels' ``cohens_kappa`` pair by pair on designs with many assessors."""
+kappa against statsmodels' ``cohens_kappa`` pair by pair on designs with many annotators."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from annotation.crowd.agreement import (
 from annotation.crowd.encoding import encode, on_scale
 from tests.crowd.test_basics import FLEISS_1971
 
-# A design: every assessor labels an item or not (None); labels 0..3.
+# A design: every annotator labels an item or not (None); labels 0..3.
 designs = st.lists(
     st.lists(st.one_of(st.none(), st.integers(0, 3)), min_size=2, max_size=6), min_size=2, max_size=25
 )
@@ -57,7 +57,9 @@ def test_fleiss_1971_per_category_kappas():
     )
 )
 def test_per_label_fleiss_kappa_is_fleiss_kappa_of_the_collapsed_table(rows):
-    triples = [(item, worker, label) for item, row in enumerate(rows) for worker, label in enumerate(row)]
+    triples = [
+        (item, annotator, label) for item, row in enumerate(rows) for annotator, label in enumerate(row)
+    ]
     result = per_label_agreement(triples)
     table, categories = aggregate_raters(np.array(rows))
     n = len(rows[0])
@@ -144,7 +146,7 @@ def test_every_pair_gets_statsmodels_kappa(design, weights, min_shared):
         assert result.mean is None
 
 
-def test_a_worker_labelling_an_item_twice_counts_with_their_last_label():
+def test_an_annotator_labelling_an_item_twice_counts_with_their_last_label():
     triples = [(1, "a", 0), (1, "b", 1), (1, "a", 1), (2, "a", 0), (2, "b", 0)]
     assert cohen_kappa_pairs(triples).pairs[("a", "b")] == pytest.approx(1.0)
 
@@ -153,14 +155,14 @@ def test_the_heat_map_matrix_is_symmetric_and_matches_the_pairs():
     triples = [(i, w, (i + (w == "c")) % 2) for i in range(6) for w in ("a", "b", "c")] + [(9, "d", 1)]
     pairs = cohen_kappa_pairs(triples)
     matrix = cohen_kappa_matrix(triples)
-    workers = matrix["workers"]
-    assert workers == ["a", "b", "c", "d"]
+    annotators = matrix["annotators"]
+    assert annotators == ["a", "b", "c", "d"]
     for (first, second), value in pairs.pairs.items():
-        i, j = workers.index(first), workers.index(second)
+        i, j = annotators.index(first), annotators.index(second)
         assert matrix["kappa"][i][j] == matrix["kappa"][j][i] == pytest.approx(value)
         assert matrix["shared_items"][i][j] == matrix["shared_items"][j][i] == 6
     assert matrix["kappa"][0][0] is None and matrix["shared_items"][3] == [0, 0, 0, 0]
-    chosen = cohen_kappa_matrix(triples, workers=["c", "a"])
+    chosen = cohen_kappa_matrix(triples, annotators=["c", "a"])
     assert chosen["kappa"][0][1] == pytest.approx(pairs.pairs[("a", "c")])
 
 

@@ -18,12 +18,12 @@ from sklearn.metrics import cohen_kappa_score
 from annotation.crowd.aggregation import dawid_skene, majority_vote
 from annotation.crowd.quality import (
     agreement_with_aggregate,
-    assessor_quality,
-    dawid_skene_workers,
+    annotator_quality,
+    dawid_skene_annotators,
     likert_aggregate,
     summarise_likert,
     summarise_ratings,
-    without_workers,
+    without_annotators,
 )
 
 # Five items; "good" agrees with the truth, "bad" answers the opposite, "odd" agrees half the time.
@@ -35,10 +35,10 @@ LABELS = (
 )
 
 
-def test_a_worker_below_the_gold_threshold_is_flagged_and_listed_first():
-    rows = assessor_quality(LABELS, majority_vote(LABELS), gold={1: 1, 2: 0}, threshold=0.7)
-    assert rows[0].worker == "bad" and rows[0].flagged and rows[0].gold_accuracy == 0.0
-    good = next(row for row in rows if row.worker == "good")
+def test_an_annotator_below_the_gold_threshold_is_flagged_and_listed_first():
+    rows = annotator_quality(LABELS, majority_vote(LABELS), gold={1: 1, 2: 0}, threshold=0.7)
+    assert rows[0].annotator == "bad" and rows[0].flagged and rows[0].gold_accuracy == 0.0
+    good = next(row for row in rows if row.annotator == "good")
     assert (good.flagged, good.gold_accuracy, good.agreement_with_aggregate, good.gold_answered) == (
         False,
         1.0,
@@ -49,14 +49,14 @@ def test_a_worker_below_the_gold_threshold_is_flagged_and_listed_first():
 
 def test_without_gold_the_agreement_with_the_aggregate_decides_and_times_are_summarised():
     seconds = {(i, "good"): s for i, s in zip(TRUTH, [3, 5, 4, 10, 2], strict=True)}
-    rows = {row.worker: row for row in assessor_quality(LABELS, dawid_skene(LABELS), seconds=seconds)}
+    rows = {row.annotator: row for row in annotator_quality(LABELS, dawid_skene(LABELS), seconds=seconds)}
     assert rows["bad"].flagged and not rows["good"].flagged
     assert rows["good"].median_seconds == 4
     assert rows["good"].reliability > 0.9 > 0.1 > rows["bad"].reliability
 
 
-def test_blocked_workers_are_left_out():
-    assert {w for _, w, _ in without_workers(LABELS, ["bad"])} == {"good", "also_good"}
+def test_blocked_annotators_are_left_out():
+    assert {w for _, w, _ in without_annotators(LABELS, ["bad"])} == {"good", "also_good"}
 
 
 def test_likert_summaries():
@@ -77,13 +77,13 @@ def test_likert_summaries():
         st.tuples(st.integers(0, 9), st.sampled_from("abcd"), st.integers(0, 2)), min_size=1, max_size=60
     )
 )
-def test_agreement_with_the_aggregate_is_scikit_learns_kappa_per_assessor(triples):
+def test_agreement_with_the_aggregate_is_scikit_learns_kappa_per_annotator(triples):
     aggregate = majority_vote(triples)
-    rows = {row["worker"]: row for row in agreement_with_aggregate(triples, aggregate)}
-    for worker in {w for _, w, _ in triples}:
-        given_labels = [(label, aggregate.labels[item]) for item, w, label in triples if w == worker]
+    rows = {row["annotator"]: row for row in agreement_with_aggregate(triples, aggregate)}
+    for annotator in {a for _, a, _ in triples}:
+        given_labels = [(label, aggregate.labels[item]) for item, a, label in triples if a == annotator]
         mine, theirs = zip(*given_labels, strict=True)
-        row = rows[worker]
+        row = rows[annotator]
         assert row["n_labels"] == len(given_labels)
         assert row["agreement"] == pytest.approx(np.mean(np.equal(mine, theirs)))
         if len(set(mine) | set(theirs)) < 2:
@@ -100,24 +100,26 @@ def test_dawid_skene_confusion_matrices_are_json_ready_and_match_the_reliability
 
     labels = list(read_labels(shared_data / "crowd_snow2008" / "rte_labels.csv"))
     result = dawid_skene(labels)
-    report = dawid_skene_workers(result)
+    report = dawid_skene_annotators(result)
     assert json.loads(json.dumps(report)) == report
     assert report["classes"] == [0, 1] and sum(report["priors"]) == pytest.approx(1)
-    assert len(report["workers"]) == 164
-    assert sum(row["n_labels"] for row in report["workers"]) == len(labels)
-    for row in report["workers"]:
+    assert len(report["annotators"]) == 164
+    assert sum(row["n_labels"] for row in report["annotators"]) == len(labels)
+    for row in report["annotators"]:
         assert np.allclose(np.sum(row["confusion"], axis=1), 1)
-        assert row["reliability"] == pytest.approx(result.parameters["worker_reliability"][row["worker"]])
-    # crowd-kit's estimates of the same model (no smoothing): the busy workers' matrices agree.
+        assert row["reliability"] == pytest.approx(
+            result.parameters["annotator_reliability"][row["annotator"]]
+        )
+    # crowd-kit's estimates of the same model (no smoothing): the busy annotators' matrices agree.
     frame = pd.DataFrame(labels, columns=["task", "worker", "label"])
     kit = DawidSkene(n_iter=100).fit(frame)
-    busy = [row for row in report["workers"] if row["n_labels"] >= 200]
+    busy = [row for row in report["annotators"] if row["n_labels"] >= 200]
     assert busy
     for row in busy:
-        theirs = kit.errors_.loc[row["worker"]]  # index: given label, columns: true label
+        theirs = kit.errors_.loc[row["annotator"]]  # index: given label, columns: true label
         assert np.allclose(np.array(row["confusion"]).T, theirs.loc[[0, 1], [0, 1]].to_numpy(), atol=0.02)
     with pytest.raises(ValueError, match="Dawid-Skene"):
-        dawid_skene_workers(majority_vote(labels))
+        dawid_skene_annotators(majority_vote(labels))
 
 
 def test_likert_summaries_per_dimension():

@@ -95,7 +95,7 @@ def test_the_snapshot_equals_the_pure_gold_weighted_vote_on_the_same_judgements(
     for task in item_ids:
         assert stored[task].confidence == pytest.approx(expected.confidence[task])
     assert snapshot.agreement["ties"] == sorted(task for task in expected.ties if task not in gold)
-    weights = expected.parameters["worker_weights"]
+    weights = expected.parameters["annotator_weights"]
     for person in people.values():
         assert snapshot.annotator_report["annotators"][str(person.pk)]["gold_weight"] == pytest.approx(
             weights[person.pk]

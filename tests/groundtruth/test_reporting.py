@@ -1,78 +1,16 @@
-"""The report's pure helpers agree with scikit-learn and matplotlib, and the heat map stays readable."""
+"""The heat map's colours follow matplotlib's viridis and every cell stays readable; the figures
+read every snapshot's agreement keys.
+
+The per-annotator tables (confusion against the aggregate, ...) are tested in
+``tests/crowd/test_report_tables.py``."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from matplotlib import colormaps
-from sklearn.metrics import confusion_matrix
 
-from evaluation.reporting import (
-    busiest,
-    confusion_against_aggregate,
-    contrast_ratio,
-    heat_colours,
-    rating_agreement_with_aggregate,
-    relative_luminance,
-)
-
-# (item, worker, label) with each worker labelling an item at most once.
-triples = st.dictionaries(
-    st.tuples(st.integers(0, 25), st.sampled_from(["ann", "bob", "cy", 7, 8])), st.integers(0, 3), max_size=80
-).map(lambda cells: [(item, worker, label) for (item, worker), label in cells.items()])
-
-
-def test_worked_example():
-    labels = [(1, "a", 1), (2, "a", 0), (3, "a", 1), (1, "b", 0), (2, "b", 0), (4, "b", 1)]
-    aggregate = {1: 1, 2: 0, 3: 0}  # item 4 has no aggregate label and is not counted
-    matrices = confusion_against_aggregate(labels, aggregate, [0, 1])
-    assert matrices == {"a": [[1, 1], [0, 1]], "b": [[1, 0], [1, 0]]}
-
-
-@settings(max_examples=150, deadline=None)
-@given(triples, st.dictionaries(st.integers(0, 25), st.integers(0, 3)))
-def test_each_assessors_matrix_is_scikit_learns_confusion_matrix(labels, aggregate):
-    classes = [0, 1, 2, 3]
-    matrices = confusion_against_aggregate(labels, aggregate, classes)
-    assert set(matrices) == {worker for _, worker, _ in labels}
-    for worker, matrix in matrices.items():
-        mine = [(aggregate[item], label) for item, w, label in labels if w == worker and item in aggregate]
-        if not mine:
-            assert np.asarray(matrix).sum() == 0
-            continue
-        truth, given_labels = zip(*mine, strict=True)
-        expected = confusion_matrix(truth, given_labels, labels=classes)
-        assert np.array_equal(np.asarray(matrix), expected)
-
-
-def test_labels_outside_the_classes_are_not_counted():
-    matrices = confusion_against_aggregate([(1, "a", 9), (2, "a", 1)], {1: 1, 2: 1}, [0, 1])
-    assert matrices == {"a": [[0, 0], [0, 1]]}
-
-
-def test_no_labels_give_no_matrices():
-    assert confusion_against_aggregate([], {1: 0}, [0, 1]) == {}
-
-
-def test_likert_agreement_is_within_the_tolerance_on_every_dimension():
-    ratings = [
-        ("x", "a", {"fluency": 4, "coherence": 2}),  # |4-4|=0, |2-4|=2 > 1: disagrees
-        ("y", "a", {"fluency": 3, "coherence": 3}),  # within 1 on both: agrees
-        ("z", "a", {"fluency": 1, "coherence": 1}),  # no median for z: skipped
-        ("x", "b", {"fluency": 5, "coherence": 5}),  # 1 and 1: agrees
-    ]
-    medians = {"x": {"fluency": 4.0, "coherence": 4.0}, "y": {"fluency": 2.5, "coherence": 3.5}}
-    result = rating_agreement_with_aggregate(ratings, medians, tolerance=1)
-    assert result["a"]["agreed"] == 1 and result["a"]["compared"] == 2
-    assert result["a"]["mean_abs_deviation"] == pytest.approx({"fluency": 0.25, "coherence": 1.25})
-    deviation = {"fluency": 1.0, "coherence": 1.0}
-    assert result["b"] == {"agreed": 1, "compared": 1, "mean_abs_deviation": deviation}
-
-
-def test_busiest_assessors_come_first_with_ties_in_text_order():
-    assert busiest({"b": 3, "a": 3, "c": 9, "d": 1}, 3) == ["c", "a", "b"]
+from evaluation.ground_truth.report import report_figures
+from evaluation.reporting import contrast_ratio, heat_colours, relative_luminance
 
 
 def test_heat_colours_follow_matplotlibs_viridis():
@@ -94,3 +32,11 @@ def test_every_cell_is_readable_and_darker_means_lower():
             luminances.append(relative_luminance(rgb(background)))
     assert luminances == sorted(luminances)  # monotone: the order reads without hue
     assert heat_colours(-5.0) == heat_colours(-1.0) and heat_colours(5.0) == heat_colours(1.0)
+
+
+def test_figures_name_their_annotators_in_new_and_older_snapshots():
+    counts = {"fleiss_kappa": 3, "cohen_kappa": 4, "krippendorff_alpha": 5}
+    written_now = {f"{figure}_n_annotators": n for figure, n in counts.items()}
+    written_before = {f"{figure}_n_workers": n for figure, n in counts.items()}  # before the rename
+    for agreement in (written_now, written_before):
+        assert [figure["n_annotators"] for figure in report_figures(agreement)] == [3, 4, 5]

@@ -120,7 +120,7 @@ def test_dawid_skene_reliability_is_the_crowd_modules_estimate(project, annotato
         for task, votes in zip(items(project), LABELS, strict=True)
         for index, annotator in enumerate(annotators)
     ]
-    expected = dawid_skene(triples).parameters["worker_reliability"]
+    expected = dawid_skene(triples).parameters["annotator_reliability"]
     rows = rows_by_name(annotator_table(project, snapshot))
     for annotator in annotators:
         assert rows[annotator.username]["reliability"] == pytest.approx(expected[annotator.pk])
@@ -196,3 +196,23 @@ def test_likert_agreement_with_the_aggregate_is_within_one_point_of_the_median_o
     expected = cohen_kappa_score([r[0][0] for r in ratings], [r[1][0] for r in ratings], weights="quadratic")
     assert fluency["kappa"][i][j] == pytest.approx(expected)
     assert Counter(row["labels_given"] for row in report["annotators"]) == Counter({4: 3})
+
+
+def test_a_snapshot_written_before_the_one_vocabulary_is_read_the_same_way(researcher, annotators):
+    """Computation version 2 stored "assessors" where version 3 stores "annotators"."""
+    from evaluation.ground_truth.report import annotator_report_of
+
+    project = label_project(researcher, annotators, items=3)
+    for task in items(project):
+        for annotator in annotators:
+            judge(task, annotator, 1)
+    snapshot = build_snapshot(project.pk)
+    current = annotator_report_of(snapshot)
+    old = dict(snapshot.annotator_report)
+    old["assessors"] = old.pop("annotators")
+    old["pairwise"] = [
+        {("assessors" if key == "annotators" else key): value for key, value in panel.items()}
+        for panel in old["pairwise"]
+    ]
+    snapshot.annotator_report = old
+    assert annotator_report_of(snapshot) == current

@@ -11,8 +11,8 @@ from django.urls import reverse
 from sklearn.metrics import cohen_kappa_score
 
 from annotation.crowd.aggregation import dawid_skene
-from annotation.crowd.quality import dawid_skene_workers
-from annotation.crowd.report import agreement_report
+from annotation.crowd.quality import dawid_skene_annotators
+from annotation.crowd.report import agreement_summary
 from annotation.models import Project
 from annotation.normalisation import zscore_per_annotator
 from evaluation.ground_truth.build import build_snapshot
@@ -38,7 +38,7 @@ def judged(researcher, annotators):
 def test_the_snapshot_keeps_the_whole_agreement_report_with_intervals(judged):
     project, triples = judged
     snapshot = build_snapshot(project.pk)
-    expected = agreement_report(triples, intervals=True, resamples=1000, seed=0)
+    expected = agreement_summary(triples, intervals=True, resamples=1000, seed=0)
     for key in ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha", "per_label", "bootstrap"):
         assert (
             snapshot.agreement[key] == pytest.approx(expected[key])
@@ -56,9 +56,9 @@ def test_a_dawid_skene_snapshot_carries_each_annotators_estimated_confusion_matr
     project.ground_truth_method = Project.GroundTruthMethod.DAWID_SKENE
     project.save()
     snapshot = build_snapshot(project.pk)
-    model = dawid_skene_workers(dawid_skene(triples))
-    for row in model["workers"]:
-        stored = snapshot.annotator_report["annotators"][str(row["worker"])]
+    model = dawid_skene_annotators(dawid_skene(triples))
+    for row in model["annotators"]:
+        stored = snapshot.annotator_report["annotators"][str(row["annotator"])]
         assert stored["reliability"] == pytest.approx(row["reliability"])
         for stored_row, expected_row in zip(stored["dawid_skene_confusion"], row["confusion"], strict=True):
             assert stored_row == pytest.approx(expected_row)
