@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib import colormaps
 
 from evaluation.ground_truth.report import report_figures
-from evaluation.reporting import contrast_ratio, heat_colours, relative_luminance
+from evaluation.colours import contrast_ratio, heat_colours, relative_luminance
 
 
 def test_heat_colours_follow_matplotlibs_viridis():

@@ -1,5 +1,4 @@
-"""Pure helpers for the agreement report's pages: the pairwise-kappa heat map's colours. No Django
-import; plain data in and out.
+"""Colours of the pairwise-kappa heat map, and the WCAG contrast its text keeps (pure; no Django).
 
 The per-annotator tables of the snapshot's report (confusion against the aggregate, agreement of
 ratings with it, the busiest annotators) live in ``annotation.crowd.quality``.
