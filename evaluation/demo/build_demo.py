@@ -59,15 +59,27 @@ def bm25_run(queries, docs, field_of, k1=1.2, b=0.75):
     return run
 
 
-def main() -> None:
-    docs = parse_smart((SOURCE / "cran.all.1400").read_text())
-    queries = parse_smart((SOURCE / "cran.qry").read_text())
-    relevant = defaultdict(set)
+def read_relevant() -> dict[str, set[str]]:
+    """Cranfield's qrels: the documents judged relevant (codes 1-4) per query position."""
+    relevant: dict[str, set[str]] = defaultdict(set)
     for line in (SOURCE / "cranqrel").read_text().split("\n"):
         if line.strip():
             qid, docid, code = line.split()
             if int(code) > 0:
                 relevant[qid].add(docid)
+    return relevant
+
+
+def write_jsonl(name: str, records) -> None:
+    with open(HERE / name, "w") as out:
+        for record in records:
+            out.write(json.dumps(record) + "\n")
+
+
+def main() -> None:
+    docs = parse_smart((SOURCE / "cran.all.1400").read_text())
+    queries = parse_smart((SOURCE / "cran.qry").read_text())
+    relevant = read_relevant()
     chosen = [str(pos) for pos in range(1, len(queries) + 1) if 4 <= len(relevant[str(pos)]) <= 12][:5]
     topic_text = {pos: " ".join(queries[int(pos) - 1]["W"].split()) for pos in chosen}
     runs = {
@@ -79,28 +91,28 @@ def main() -> None:
         for scores in run.values():
             keep |= scores.keys()
     by_id = {d["id"]: d for d in docs}
-    with open(HERE / "topics.jsonl", "w") as out:
-        for pos in chosen:
-            title = topic_text[pos]
-            out.write(
-                json.dumps(
-                    {
-                        "id": pos,
-                        "title": title,
-                        "description": f"Cranfield query .I {queries[int(pos) - 1]['id']}",
-                    }
-                )
-                + "\n"
-            )
-    with open(HERE / "documents.jsonl", "w") as out:
-        for docid in sorted(keep, key=int):
-            d = by_id[docid]
-            out.write(
-                json.dumps(
-                    {"id": docid, "title": " ".join(d.get("T", "").split()), "text": d.get("W", "").strip()}
-                )
-                + "\n"
-            )
+    write_jsonl(
+        "topics.jsonl",
+        (
+            {
+                "id": pos,
+                "title": topic_text[pos],
+                "description": f"Cranfield query .I {queries[int(pos) - 1]['id']}",
+            }
+            for pos in chosen
+        ),
+    )
+    write_jsonl(
+        "documents.jsonl",
+        (
+            {
+                "id": docid,
+                "title": " ".join(by_id[docid].get("T", "").split()),
+                "text": by_id[docid].get("W", "").strip(),
+            }
+            for docid in sorted(keep, key=int)
+        ),
+    )
     for tag, run in runs.items():
         with open(HERE / f"{tag}.run", "w") as out:
             for qid in chosen:
@@ -108,8 +120,9 @@ def main() -> None:
                     out.write(f"{qid} Q0 {docid} {rank} {score} {tag}\n")
     with open(HERE / "reference.qrels", "w") as out:
         for qid in chosen:
+            pooled = set().union(*(run[qid] for run in runs.values()))
             for docid in sorted(keep, key=int):
-                if any(docid in run[qid] for run in runs.values()) or docid in relevant[qid]:
+                if docid in pooled or docid in relevant[qid]:
                     out.write(f"{qid} 0 {docid} {int(docid in relevant[qid])}\n")
     print(f"{len(chosen)} topics, {len(keep)} documents, runs: {', '.join(runs)}")
 

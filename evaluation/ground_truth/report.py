@@ -15,8 +15,8 @@ from django.db import connection
 from django.db.models import Aggregate, Count, FloatField
 
 from annotation.models import Judgement, JudgementRevision, Membership, Project, Task
-from evaluation.models import GroundTruthSnapshot
 from evaluation.colours import heat_colours
+from evaluation.models import GroundTruthSnapshot
 
 # Enough for a page; the API carries every annotator's matrix.
 CONFUSION_MATRICES_ON_PAGE = 50
