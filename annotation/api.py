@@ -25,7 +25,7 @@ class ProjectViewSet(
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # drf-spectacular reading the types: no user
             return Project.objects.none()
-        return Project.objects.filter(owner=self.request.user).prefetch_related("annotators")
+        return Project.objects.filter(owner_id=self.request.user.pk).prefetch_related("annotators")
 
     def perform_create(self, serializer):
         serializer.save(owner=self.request.user)

@@ -255,7 +255,7 @@ def _claim(project: Project, annotator, rng: random.Random | None) -> Assignment
 
 
 def _as_answer(answer: dict | int) -> dict:
-    return {"label": answer} if isinstance(answer, int) and not isinstance(answer, bool) else answer
+    return answer if isinstance(answer, dict) else {"label": answer}
 
 
 def _validated(project: Project, answer: dict | int) -> dict:
@@ -292,8 +292,8 @@ def _lock_task_row(task: Task) -> None:
 
 
 def gold_feedback_text(project: Project, task: Task, answer: dict) -> str:
-    expected = project.type.describe_answer(project.config, task.gold_answer)
-    verdict = "Correct" if project.type.answers_agree(task.gold_answer, answer) else "Not quite"
+    expected = project.type.describe_answer(project.config, task.gold_answer or {})
+    verdict = "Correct" if project.type.answers_agree(task.gold_answer or {}, answer) else "Not quite"
     text = f"{verdict}: that was a check item; the expected answer is {expected}."
     if task.gold_explanation:
         text += f" {task.gold_explanation}"

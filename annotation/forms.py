@@ -82,8 +82,8 @@ class ProjectForm(forms.ModelForm):
             raise forms.ValidationError(f"no such user: {', '.join(unknown)}")
         return [users[name] for name in dict.fromkeys(names)]
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict:
+        cleaned = super().clean() or {}
         name = cleaned.get("task_type")
         if not name:
             return cleaned

@@ -65,7 +65,7 @@ class ImportSummary:
     attention_checks_created: int = 0
 
 
-def _check_new_ids(kind: str, items: Sequence[dict], existing: set[str]) -> None:
+def _check_new_ids(kind: str, items: Sequence[TopicIn] | Sequence[DocumentIn], existing: set[str]) -> None:
     seen: set[str] = set()
     for index, item in enumerate(items):
         item_id = item["id"]
@@ -149,7 +149,7 @@ def add_listed_items(project: Project, items: Sequence[ItemIn], catalogue: Catal
     runs), served in the order given after any existing ones."""
     resolve = _Resolver(project, catalogue)
     next_rank = (project.tasks.aggregate(last=Max("pool_rank"))["last"] or 0) + 1
-    taken = set(
+    taken: set[tuple[int | None, int, int | None]] = set(
         project.tasks.filter(kind=Task.Kind.ITEM).values_list("topic_id", "document_id", "document_b_id")
     )
     explicit = []

@@ -331,8 +331,8 @@ class Task(models.Model):
         ]
 
     def __str__(self) -> str:
-        parts = [self.topic.external_id if self.topic_id else "—", self.document.external_id]
-        if self.document_b_id:
+        parts = [self.topic.external_id if self.topic else "—", self.document.external_id]
+        if self.document_b:
             parts.append(self.document_b.external_id)
         return " × ".join(parts) + ("" if self.kind == self.Kind.ITEM else f" ({self.kind})")
 

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from django.http import HttpRequest
 from rest_framework.permissions import BasePermission
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from .models import Project
 
 RESEARCHERS_GROUP = "researchers"
 
@@ -20,13 +28,19 @@ class IsResearcher(BasePermission):
         return is_researcher(request.user)
 
 
-def owned_project(user, project_id: int):
+class AuthenticatedHttpRequest(HttpRequest):
+    """The request of a view behind ``login_required``: its user is an account, never anonymous."""
+
+    user: User
+
+
+def owned_project(user, project_id: int) -> Project:
     """The project if ``user`` owns it; Http404 otherwise, with no hint that it exists.
 
-    The one ownership rule of every researcher page and API endpoint.
+    The one ownership rule of every researcher page and API endpoint (an anonymous user owns none).
     """
     from django.shortcuts import get_object_or_404
 
     from .models import Project
 
-    return get_object_or_404(Project, pk=project_id, owner=user)
+    return get_object_or_404(Project, pk=project_id, owner_id=user.pk)

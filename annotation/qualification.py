@@ -76,7 +76,7 @@ def grade_qualification(project: Project, annotator, form: Mapping[str, str]) ->
             except AnswerError as error:
                 raise QualificationError(f"Question {number}: {error}") from error
             answers[str(task.pk)] = answer
-            correct += project.type.answers_agree(task.gold_answer, answer)
+            correct += project.type.answers_agree(task.gold_answer or {}, answer)
         passed = correct / len(tasks) >= project.qualification_pass_rate
         attempt = QualificationAttempt.objects.create(
             project=project,

@@ -38,6 +38,8 @@ def attention_results(project: Project) -> dict[int, CheckResult]:
         task__project=project, task__kind__in=[Task.Kind.REPEAT, Task.Kind.DEGRADED]
     ).values_list("task__kind", "task__source_task_id", "task_id", "annotator_id")
     for kind, source_id, task_id, annotator_id in checks:
+        if source_id is None:  # every check task has a source item; says so to the type checker
+            continue
         given = first.get((task_id, annotator_id))
         own = first.get((source_id, annotator_id))
         if kind == Task.Kind.REPEAT and own is not None:

@@ -17,25 +17,26 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.db.models import QuerySet
+from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from .assignment import block_annotator, unblock_annotator
 from .forms import ProjectForm
 from .models import Judgement, JudgementRevision, Membership, Project
-from .permissions import is_researcher, owned_project
+from .permissions import AuthenticatedHttpRequest, is_researcher, owned_project
 from .progress import project_progress_figures
 
 
-def researcher_only(request: HttpRequest) -> None:
+def researcher_only(request: AuthenticatedHttpRequest) -> None:
     if not is_researcher(request.user):
         raise PermissionDenied("Only researchers may manage projects.")
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def project_new(request: HttpRequest) -> HttpResponse:
+def project_new(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Create a project; the creator owns it."""
     researcher_only(request)
     form = ProjectForm(request.POST or None)
@@ -49,7 +50,7 @@ def project_new(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def project_settings(request: HttpRequest, project_id: int) -> HttpResponse:
+def project_settings(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     """Change a project's settings (task type and config only before anything is judged)."""
     project = owned_project(request.user, project_id)
     judged = Judgement.objects.filter(task__project=project).exists()
@@ -75,7 +76,7 @@ def project_settings(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def project_progress(request: HttpRequest, project_id: int) -> JsonResponse:
+def project_progress(request: AuthenticatedHttpRequest, project_id: int) -> JsonResponse:
     """The dashboard's numbers as JSON, polled by the page to update itself."""
     project = owned_project(request.user, project_id)
     return JsonResponse(project_progress_figures(project))
@@ -83,7 +84,7 @@ def project_progress(request: HttpRequest, project_id: int) -> JsonResponse:
 
 @login_required
 @require_POST
-def member_block(request: HttpRequest, project_id: int, user_id: int) -> HttpResponse:
+def member_block(request: AuthenticatedHttpRequest, project_id: int, user_id: int) -> HttpResponse:
     """Block an annotator: they get no more tasks; their live leases return to the pool."""
     project = owned_project(request.user, project_id)
     member = get_object_or_404(Membership, project=project, annotator_id=user_id)
@@ -94,7 +95,7 @@ def member_block(request: HttpRequest, project_id: int, user_id: int) -> HttpRes
 
 @login_required
 @require_POST
-def member_unblock(request: HttpRequest, project_id: int, user_id: int) -> HttpResponse:
+def member_unblock(request: AuthenticatedHttpRequest, project_id: int, user_id: int) -> HttpResponse:
     project = owned_project(request.user, project_id)
     member = get_object_or_404(Membership, project=project, annotator_id=user_id)
     unblock_annotator(project, member.annotator)
@@ -104,7 +105,7 @@ def member_unblock(request: HttpRequest, project_id: int, user_id: int) -> HttpR
 
 @login_required
 @require_POST
-def member_add(request: HttpRequest, project_id: int) -> HttpResponse:
+def member_add(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     project = owned_project(request.user, project_id)
     username = request.POST.get("username", "").strip()
     user = get_user_model().objects.filter(username=username).first()
@@ -155,6 +156,7 @@ def judgement_records(project: Project, *, every_version: bool = False) -> Itera
         f"{judgement}created_at",
         "created_at" if every_version else "updated_at",
     ]
+    rows: QuerySet
     if every_version:
         rows = JudgementRevision.objects.filter(judgement__project=project).order_by("judgement_id", "number")
     else:
@@ -173,7 +175,9 @@ class _Echo:
 
 @login_required
 @require_GET
-def judgements_download(request: HttpRequest, project_id: int, fmt: str) -> StreamingHttpResponse:
+def judgements_download(
+    request: AuthenticatedHttpRequest, project_id: int, fmt: str
+) -> StreamingHttpResponse:
     """All judgements as CSV (answer as JSON text) or JSONL, streamed; ``?versions=all`` adds every
     correction as a row of its own."""
     project = owned_project(request.user, project_id)

@@ -15,7 +15,7 @@ import nh3
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
@@ -37,7 +37,7 @@ from .assignment import (
 from .counts import item_counts
 from .highlight import highlight_segments, query_terms
 from .models import Judgement, Membership, Project, Task
-from .permissions import is_researcher
+from .permissions import AuthenticatedHttpRequest, is_researcher
 from .qualification import QualificationError, attempts_left, grade_qualification, qualification_tasks
 from .task_types import AnswerError
 
@@ -52,7 +52,7 @@ def render_markdown(text: str) -> str:
     return mark_safe(nh3.clean(markdown.markdown(text)))
 
 
-def annotator_project(request: HttpRequest, project_id: int) -> Project:
+def annotator_project(request: AuthenticatedHttpRequest, project_id: int) -> Project:
     """The project if the user is one of its annotators; 404 otherwise (no hint it exists)."""
     project = Project.objects.filter(pk=project_id, memberships__annotator=request.user).first()
     if project is None:
@@ -64,9 +64,9 @@ def task_view(project: Project, task: Task, answer: dict | None = None) -> dict:
     """What a page needs to show a task: its texts with query terms marked, and the answer widget."""
     # Query terms are marked where relevance to the topic is what is judged.
     terms: set[str] = set()
-    if task.topic_id and project.type.judged_for_topic:
+    if task.topic and project.type.judged_for_topic:
         terms = query_terms(task.topic.title, task.topic.description)
-    documents = [task.document] + ([task.document_b] if task.document_b_id else [])
+    documents = [task.document] + ([task.document_b] if task.document_b else [])
     return {
         "task": task,
         "topic": task.topic if task.topic_id else None,
@@ -97,7 +97,7 @@ def project_progress(project: Project, annotator) -> dict:
 
 @login_required
 @require_GET
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The annotator's queue (projects with progress) and the researcher's projects."""
     memberships = (
         Membership.objects.filter(annotator=request.user, project__active=True)
@@ -118,7 +118,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def judge(request: HttpRequest, project_id: int) -> HttpResponse:
+def judge(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     """Show the annotator's current task, or a button to get the next one.
 
     Security behavior: project annotators only; shows only the annotator's own lease.
@@ -129,6 +129,7 @@ def judge(request: HttpRequest, project_id: int) -> HttpResponse:
     refusal = None if assignment else work_refusal(project, request.user, member)
     needs_test = (
         refusal is not None
+        and member is not None
         and not member.blocked
         and member.qualified_at is None
         and needs_qualification(project)
@@ -149,7 +150,7 @@ def judge(request: HttpRequest, project_id: int) -> HttpResponse:
     return render(request, "annotation/judge.html", context)
 
 
-def lease_next_task(request: HttpRequest, project: Project) -> None:
+def lease_next_task(request: AuthenticatedHttpRequest, project: Project) -> None:
     try:
         if claim_next_task(project, request.user) is None:
             messages.info(request, "There is nothing left for you to judge in this project. Thank you!")
@@ -161,7 +162,7 @@ def lease_next_task(request: HttpRequest, project: Project) -> None:
 
 @login_required
 @require_POST
-def claim(request: HttpRequest, project_id: int) -> HttpResponse:
+def claim(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     """Lease the next task to the annotator (POST only: a lease is a state change)."""
     project = annotator_project(request, project_id)
     lease_next_task(request, project)
@@ -170,7 +171,7 @@ def claim(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def submit(request: HttpRequest, project_id: int, assignment_id: int) -> HttpResponse:
+def submit(request: AuthenticatedHttpRequest, project_id: int, assignment_id: int) -> HttpResponse:
     """Store the judgement (committed before the response), then lease the next task.
 
     Security behavior: accepted only against the annotator's own live lease, checked at submit time.
@@ -192,7 +193,7 @@ def submit(request: HttpRequest, project_id: int, assignment_id: int) -> HttpRes
 
 @login_required
 @require_POST
-def skip(request: HttpRequest, project_id: int, assignment_id: int) -> HttpResponse:
+def skip(request: AuthenticatedHttpRequest, project_id: int, assignment_id: int) -> HttpResponse:
     """Give the task back (it goes to someone else, never again to this annotator) and lease the next."""
     project = annotator_project(request, project_id)
     try:
@@ -205,7 +206,7 @@ def skip(request: HttpRequest, project_id: int, assignment_id: int) -> HttpRespo
     return redirect("judge", project_id=project.pk)
 
 
-def _safe_next(request: HttpRequest, default: str) -> str:
+def _safe_next(request: AuthenticatedHttpRequest, default: str) -> str:
     target = request.POST.get("next") or request.GET.get("next") or ""
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=False):
         return target
@@ -214,7 +215,7 @@ def _safe_next(request: HttpRequest, default: str) -> str:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def edit_judgement(request: HttpRequest, project_id: int, judgement_id: int) -> HttpResponse:
+def edit_judgement(request: AuthenticatedHttpRequest, project_id: int, judgement_id: int) -> HttpResponse:
     """Review and correct one of the annotator's own judgements while the project is open.
 
     "Undo" on the judging page opens the last judgement here. Every version is kept.
@@ -258,7 +259,7 @@ def edit_judgement(request: HttpRequest, project_id: int, judgement_id: int) -> 
 
 @login_required
 @require_GET
-def history(request: HttpRequest, project_id: int) -> HttpResponse:
+def history(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     """The annotator's own judgements in the project, newest first, each with its versions."""
     project = annotator_project(request, project_id)
     judgements = (
@@ -273,7 +274,7 @@ def history(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def qualification(request: HttpRequest, project_id: int) -> HttpResponse:
+def qualification(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     """The qualification test: every qualification question on one page, graded on submit."""
     project = annotator_project(request, project_id)
     member = membership(project, request.user)

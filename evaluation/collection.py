@@ -7,7 +7,7 @@ and is reported as ``field: message`` pairs (``runs[0]`` line 12, ``topics[3].id
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -41,7 +41,7 @@ class ImportFailed(Exception):
 
 
 def import_collection(
-    project: Project, *, runs: list[str] = (), pool_depth: int = 10, **what_to_judge: Any
+    project: Project, *, runs: Sequence[str] = (), pool_depth: int = 10, **what_to_judge: Any
 ) -> ImportSummary:
     """Create topics, documents, runs, the items to judge and the quality-control items.
 

@@ -62,7 +62,8 @@ def heat_colours(value: float | None, low: float = -1.0, high: float = 1.0) -> t
         for (start, left), (end, right) in pairwise(_VIRIDIS):
             if share <= end:
                 t = (share - start) / (end - start)
-                background = tuple(round(a + (b - a) * t) for a, b in zip(left, right, strict=True))
+                r, g, b = (round(a + (z - a) * t) for a, z in zip(left, right, strict=True))
+                background = (r, g, b)
                 break
     black, white = (0, 0, 0), (255, 255, 255)
     text = black if contrast_ratio(background, black) >= contrast_ratio(background, white) else white

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Hashable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, F
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.models import Membership, Project, Task
-from annotation.permissions import owned_project
+from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from annotation.progress import project_progress_figures
 from annotation.quality_control import attention_results
 
@@ -59,7 +60,7 @@ def annotator_rows(project: Project) -> list[dict]:
 
 @login_required
 @require_GET
-def project_detail(request: HttpRequest, project_id: int) -> HttpResponse:
+def project_detail(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     """The researcher's project page: live progress, annotators, the newest snapshot, downloads."""
     project = owned_project(request.user, project_id)
     snapshots = (
@@ -81,7 +82,7 @@ def project_detail(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def project_import(request: HttpRequest, project_id: int) -> HttpResponse:
+def project_import(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     """Import topics, documents, runs, items, gold and qualification questions from a JSON file.
 
     The file has the same shape as the import API's body and goes through the same flow
@@ -121,7 +122,7 @@ def answers_bad_request(view):
     return functools.wraps(view)(wrapper)
 
 
-def version_or_400(request: HttpRequest, name: str) -> int | None:
+def version_or_400(request: AuthenticatedHttpRequest, name: str) -> int | None:
     try:
         return requested_version(request.GET, name)
     except BadVersion as error:
@@ -130,7 +131,7 @@ def version_or_400(request: HttpRequest, name: str) -> int | None:
 
 @login_required
 @require_GET
-def ground_truth(request: HttpRequest, project_id: int) -> HttpResponse:
+def ground_truth(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     """Snapshot history with downloads, the latest jobs with their progress, recompute and diff forms."""
     project = owned_project(request.user, project_id)
     snapshots = list(
@@ -151,19 +152,19 @@ def ground_truth(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def recompute(request: HttpRequest, project_id: int) -> HttpResponse:
+def recompute(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     """Ask for a ground-truth job now (debounced like submissions), then show its progress. POST only."""
     project = owned_project(request.user, project_id)
     outcome = request_ground_truth_job(project.pk)
-    if outcome.queued:
+    if outcome.job is not None and outcome.queued:
         messages.success(request, f"Job {outcome.job.pk} queued: it starts within a few seconds.")
     elif outcome.job is not None:
         messages.info(request, f"Job {outcome.job.pk} is already waiting to start; it will count everything.")
     return redirect("ground-truth", project_id=project.pk)
 
 
-def _task_names(task_ids: set[int]) -> dict[int, str]:
-    rows = Task.objects.filter(pk__in=task_ids).values_list(
+def _task_names(task_ids: set[Hashable]) -> dict[Hashable, str]:
+    rows = Task.objects.filter(pk__in=[task for task in task_ids if isinstance(task, int)]).values_list(
         "pk", "topic__external_id", "document__external_id", "document_b__external_id"
     )
     return {pk: " × ".join(part for part in (topic, doc, doc_b) if part) for pk, topic, doc, doc_b in rows}
@@ -172,7 +173,7 @@ def _task_names(task_ids: set[int]) -> dict[int, str]:
 @login_required
 @require_GET
 @answers_bad_request
-def snapshot_diff(request: HttpRequest, project_id: int) -> HttpResponse:
+def snapshot_diff(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     """What changed from snapshot ``?from=`` to ``?to=``: labels changed, items added and removed.
 
     Rating projects compare each item's median per dimension (``diff.diff_snapshots``, as the API).
@@ -186,12 +187,10 @@ def snapshot_diff(request: HttpRequest, project_id: int) -> HttpResponse:
     old = get_object_or_404(snapshots, version=older)
     new = get_object_or_404(snapshots, version=newer)
     diff = diff_snapshots(old, new)
-    shown = {
-        "changed": diff.changed[:DIFF_ROWS_ON_PAGE],
-        "added": diff.added[:DIFF_ROWS_ON_PAGE],
-        "removed": diff.removed[:DIFF_ROWS_ON_PAGE],
-    }
-    names = _task_names({row[0] for rows in shown.values() for row in rows})
+    changed = diff.changed[:DIFF_ROWS_ON_PAGE]
+    added = diff.added[:DIFF_ROWS_ON_PAGE]
+    removed = diff.removed[:DIFF_ROWS_ON_PAGE]
+    names = _task_names({row[0] for row in changed} | {row[0] for row in added} | {row[0] for row in removed})
     return render(
         request,
         "evaluation/snapshot_diff.html",
@@ -200,9 +199,9 @@ def snapshot_diff(request: HttpRequest, project_id: int) -> HttpResponse:
             "old": old,
             "new": new,
             "diff": diff,
-            "changed": [(names.get(t, t), before, after) for t, before, after in shown["changed"]],
-            "added": [(names.get(t, t), label) for t, label in shown["added"]],
-            "removed": [(names.get(t, t), label) for t, label in shown["removed"]],
+            "changed": [(names.get(t, t), before, after) for t, before, after in changed],
+            "added": [(names.get(t, t), label) for t, label in added],
+            "removed": [(names.get(t, t), label) for t, label in removed],
             "rows_shown": DIFF_ROWS_ON_PAGE,
         },
     )
@@ -210,7 +209,9 @@ def snapshot_diff(request: HttpRequest, project_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def snapshot_download(request: HttpRequest, project_id: int, version: int, kind: str) -> HttpResponse:
+def snapshot_download(
+    request: AuthenticatedHttpRequest, project_id: int, version: int, kind: str
+) -> HttpResponse:
     """A snapshot as TREC qrels (label projects) or rating summaries as CSV or JSON (Likert projects)."""
     project = owned_project(request.user, project_id)
     snapshot = get_object_or_404(
@@ -228,7 +229,7 @@ def snapshot_download(request: HttpRequest, project_id: int, version: int, kind:
 @login_required
 @require_GET
 @answers_bad_request
-def agreement(request: HttpRequest, project_id: int) -> HttpResponse:
+def agreement(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     """The agreement report of a snapshot (``?version=``, default the newest)."""
     project = owned_project(request.user, project_id)
     version = version_or_400(request, "version")

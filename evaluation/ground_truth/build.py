@@ -108,7 +108,7 @@ def blocked_annotators(project: Project) -> list[int]:
 def gold_inputs(project: Project) -> tuple[list, dict]:
     """(task, annotator, first label) of every gold answer, and each gold task's expected label."""
     gold = {
-        task_id: answer.get("label")
+        task_id: (answer or {}).get("label")
         for task_id, answer in project.tasks.filter(kind=Task.Kind.GOLD).values_list("pk", "gold_answer")
     }
     first_answers = JudgementRevision.objects.filter(judgement__task_id__in=list(gold), number=1).values_list(
@@ -120,7 +120,7 @@ def gold_inputs(project: Project) -> tuple[list, dict]:
 def agreement_figures(data: Labels, *, weights: str = "none", level: str = "nominal") -> dict:
     """``annotation.crowd.report.agreement_summary`` with bootstrap intervals over items: Fleiss' kappa,
     mean pairwise Cohen's kappa, Krippendorff's alpha and per-label agreement, each with its base."""
-    statistics = ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha")
+    statistics: tuple[str, ...] = ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha")
     if len(data) > COHEN_INTERVAL_MAX_JUDGEMENTS:
         statistics = ("fleiss_kappa", "krippendorff_alpha")
     return agreement_summary(
@@ -259,7 +259,8 @@ def read_inputs(project_id: int, method: str | None, tie_rule: str) -> Inputs | 
         return "nothing to aggregate: no judgements yet"
     meta = input_table(read, project.config.get("dimensions", []) if project.is_rating else None)
     rows = [(task, annotator, value) for _, _, _, task, annotator, value in read]
-    gold_triples, gold = ([], {})
+    gold_triples: list = []
+    gold: dict = {}
     if method == Project.GroundTruthMethod.GOLD_WEIGHTED:
         gold_triples, gold = gold_inputs(project)
     fingerprint = fingerprint_inputs(
@@ -321,12 +322,12 @@ def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed
         if key not in {"annotator_reliability", "annotator_weights"}
     }
     counts = Counter(task_id for task_id, _, _ in triples)
-    labels = [
-        (task_id, int(label), float(vote.confidence[task_id]), counts[task_id], {})
+    labels: list = [
+        (task_id, int(label), float(vote.confidence[task_id]), counts[task_id], {})  # type: ignore[call-overload]
         for task_id, label in vote.labels.items()
     ]
     report = label_annotator_report(data, vote, label_classes(inputs.project, triples))
-    return Computed(labels, parameters, figures | {"ties": sorted(vote.ties)}, report)
+    return Computed(labels, parameters, figures | {"ties": sorted(vote.ties, key=label_order)}, report)
 
 
 def label_annotator_report(data: Encoded, vote: AggregationResult, classes: list) -> dict:

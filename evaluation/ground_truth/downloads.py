@@ -21,7 +21,8 @@ def snapshot_qrels(snapshot: GroundTruthSnapshot) -> Qrels:
         "task__topic__external_id", "task__document__external_id", "label"
     )
     for topic, docno, label in rows.iterator(chunk_size=5000):
-        qrels.setdefault(topic, {})[docno] = label
+        if label is not None:  # filtered above; says so to the type checker
+            qrels.setdefault(topic, {})[docno] = label
     return qrels
 
 

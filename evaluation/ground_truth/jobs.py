@@ -144,7 +144,9 @@ def start_job(project_id: int, job_id: int | None) -> GroundTruthJob | None:
         # Submissions from now on may not be in what this job reads: they must queue a new job.
         if not Project.objects.filter(pk=project_id).update(ground_truth_pending=False):
             return None
-        job = GroundTruthJob.objects.select_for_update().filter(pk=job_id, project_id=project_id).first()
+        job = None
+        if job_id is not None:
+            job = GroundTruthJob.objects.select_for_update().filter(pk=job_id, project_id=project_id).first()
         if job is None:
             return GroundTruthJob.objects.create(
                 project_id=project_id, status=GroundTruthJob.Status.RUNNING, stage="starting", started_at=now
