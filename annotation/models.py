@@ -336,10 +336,6 @@ class Task(models.Model):
             parts.append(self.document_b.external_id)
         return " × ".join(parts) + ("" if self.kind == self.Kind.ITEM else f" ({self.kind})")
 
-    @property
-    def counts_for_ground_truth(self) -> bool:
-        return self.kind == self.Kind.ITEM
-
 
 class Assignment(models.Model):
     """An annotator's lease on a task."""

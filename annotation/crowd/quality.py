@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .aggregation import AggregationResult, Labels
-from .encoding import Encoded, Triple, as_encoded
+from .encoding import Encoded, as_encoded
 
 
 @dataclass(frozen=True)
@@ -237,12 +237,6 @@ def annotator_quality(
     )
 
 
-def without_annotators(labels: Iterable[Triple], blocked: Iterable[Hashable]) -> list[Triple]:
-    """The labels minus those of blocked annotators, so ground truth can exclude them."""
-    blocked = set(blocked)
-    return [(item, annotator, label) for item, annotator, label in labels if annotator not in blocked]
-
-
 @dataclass(frozen=True)
 class RatingSummary:
     """Ratings of one item on one dimension: centre, dispersion, and a confidence in [0, 1].
@@ -314,20 +308,6 @@ def _rating_frame(
     return frame
 
 
-def summarise_ratings(
-    labels: Iterable[Triple], scale: tuple[float, float] = (1, 5)
-) -> dict[Hashable, RatingSummary]:
-    """Mean, median, standard deviation, IQR, MAD and a confidence per item, for ratings given as
-    (item, annotator, number) triples (one dimension); see ``RatingSummary``."""
-    bounds = _check_scale(scale)
-    frame = _rating_frame(((item, None, value) for item, _, value in labels), bounds)
-    if frame.empty:
-        return {}
-    frame["dimension"] = ""
-    table = _summaries(frame, bounds)
-    return {item: _summary(row) for (item, _), row in zip(table.index, table.itertuples(), strict=True)}
-
-
 def _summary(row) -> RatingSummary:
     return RatingSummary(
         float(row.mean),
@@ -372,28 +352,3 @@ def summarise_likert(
         )
         for item, dimensions in per_item.items()
     }
-
-
-def likert_aggregate(
-    judgements: Iterable[tuple[Hashable, Hashable, Mapping[str, float]]],
-    scale: tuple[float, float] = (1, 5),
-    *,
-    centre: str = "mean",
-) -> AggregationResult:
-    """Likert answers as an ``AggregationResult``: the label of an item is ``{dimension: mean}``
-    (or median, ``centre``), its confidence the ``LikertSummary`` confidence."""
-    if centre not in ("mean", "median"):
-        raise ValueError(f"centre must be mean or median, not {centre!r}")
-    summaries = summarise_likert(judgements, scale)
-    return AggregationResult(
-        {
-            item: {
-                dimension: getattr(summary, centre) for dimension, summary in item_summary.dimensions.items()
-            }
-            for item, item_summary in summaries.items()
-        },
-        {item: summary.confidence for item, summary in summaries.items()},
-        [],
-        f"likert-{centre}",
-        {"scale": list(scale), "centre": centre},
-    )
