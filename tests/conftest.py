@@ -76,13 +76,23 @@ DATA_SETS = {
 }
 
 
-def data_set(name: str) -> Path:
-    """The folder of test data set ``name``: the shipped copy, else ../shared/data's, else a skip
-    (a failure under CI=true or CRANFIELD_REQUIRE_SERVICES=1) that says how to get it."""
-    about = DATA_SETS[name]
+def locate_data_set(name: str) -> Path | None:
+    """Where data set ``name`` is on this machine (shipped copy first), or None; benchmarks use it too."""
+    if name not in DATA_SETS:
+        raise KeyError(f"unknown data set {name!r}: name it in DATA_SETS (tests/conftest.py)")
     for folder in (TEST_DATA / name, SHARED_DATA / name):
         if folder.is_dir():
             return folder
+    return None
+
+
+def data_set(name: str) -> Path:
+    """The folder of test data set ``name``: the shipped copy, else ../shared/data's, else a skip
+    (a failure under CI=true or CRANFIELD_REQUIRE_SERVICES=1) that says how to get it."""
+    folder = locate_data_set(name)
+    if folder is not None:
+        return folder
+    about = DATA_SETS[name]
     reason = (
         f"data set {name!r} ({about.title}) is missing: {about.terms}. Get it from {about.source}; "
         f"put it in {SHARED_DATA / name} (see tests/data/README.md)"
