@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
-"""Set up and run Cranfield on a fresh machine with only Python 3.11: ``python3.11 dev.py run|test``.
+"""Set up and run Cranfield on a fresh machine with only Python 3.11: ``python3.11 dev.py COMMAND``.
 
-``run``  creates .venv, installs the project, migrates the embedded SQLite database, loads the
-         demo project and starts the development server, printing the URL and the demo logins.
-``test`` creates .venv, installs the project with its dev extra, makes sure PostgreSQL, Redis and
-         Chromium are there (starting or installing them where this machine allows), and runs the
-         whole test suite. Extra arguments go to pytest. Under CI=true a missing service is an error.
+``run``       creates .venv, installs the project, migrates the embedded SQLite database, loads the
+              demo project and starts the development server, printing the URL and the demo logins.
+``test``      creates .venv, installs the project with its dev extra, makes sure PostgreSQL, Redis
+              and Chromium are there (starting or installing them where this machine allows), and
+              runs the whole test suite. Extra arguments go to pytest. Under CI=true a missing
+              service or test data set is an error.
+``manage``    runs ``.venv/bin/python manage.py ARGS`` on the database ``run`` uses (the embedded
+              SQLite file: DATABASE_URL and REDIS_URL are ignored, as by ``run``), e.g.
+              ``python3.11 dev.py manage export_qrels 1``.
+``cranfield`` runs the ``cranfield`` command line, ``.venv/bin/cranfield ARGS``.
+
+``manage`` and ``cranfield`` create .venv first if needed (a .venv made by ``test`` serves them).
 
 Standard library only: it runs before anything is installed.
 """
@@ -42,18 +49,23 @@ def run(*command: str | Path, **kwargs) -> None:
     subprocess.run([str(part) for part in command], check=True, cwd=ROOT, **kwargs)
 
 
+def install_fingerprint(spec: str) -> str:
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + spec.encode()).hexdigest()
+
+
 def ensure_venv(extra: str | None) -> None:
-    """Create .venv and install the project (editable); skipped when pyproject.toml is unchanged."""
+    """Create .venv and install the project (editable); skipped when pyproject.toml is unchanged.
+    Without an extra, an install with the dev extra (a superset) is as good."""
     if sys.version_info < (3, 11):  # noqa: UP036 - this file runs under whatever python3 is
         sys.exit(f"Cranfield needs Python 3.11 or newer; this is {sys.version.split()[0]}.")
     if not PYTHON.exists():
         say("creating .venv")
         run(sys.executable, "-m", "venv", VENV)
     spec = f".[{extra}]" if extra else "."
-    fingerprint = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + spec.encode()).hexdigest()
+    fingerprint = install_fingerprint(spec)
     stamp = VENV / ".cranfield-installed"
     installed = stamp.read_text().split() if stamp.exists() else []
-    if fingerprint in installed:
+    if fingerprint in installed or (extra is None and install_fingerprint(".[dev]") in installed):
         return
     say(f"installing {spec} into .venv (first time only)")
     run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
@@ -110,9 +122,14 @@ def ensure_chromium() -> None:
         say("/usr/bin/chromium is missing; browser tests will be skipped.")
 
 
+def embedded_env() -> dict[str, str]:
+    """The environment of ``run`` and ``manage``: the embedded SQLite database, tasks in-process."""
+    return {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+
+
 def command_run(args: list[str]) -> None:
     ensure_venv(None)
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    env = embedded_env()
     run(PYTHON, "manage.py", "migrate", "--noinput", "-v", "0", env=env)
     run(PYTHON, "manage.py", "load_demo", env=env)
     address = args[0] if args else "127.0.0.1:8000"
@@ -155,8 +172,27 @@ def command_test(args: list[str]) -> None:
     sys.exit(result.returncode)
 
 
+def command_manage(args: list[str]) -> None:
+    ensure_venv(None)
+    os.execve(PYTHON, [str(PYTHON), str(ROOT / "manage.py"), *args], embedded_env())
+
+
+def command_cranfield(args: list[str]) -> None:
+    ensure_venv(None)
+    script = BIN / ("cranfield.exe" if os.name == "nt" else "cranfield")
+    os.execv(script, [str(script), *args])
+
+
+COMMANDS = {
+    "run": command_run,
+    "test": command_test,
+    "manage": command_manage,
+    "cranfield": command_cranfield,
+}
+
+
 def main() -> None:
-    commands = {"run": command_run, "test": command_test}
+    commands = COMMANDS
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     commands[sys.argv[1]](sys.argv[2:])

@@ -4,6 +4,7 @@ and the krippendorff package, in one process.
     .venv/bin/python benchmarks/bench_crowd.py           # 100,000 items × 10 annotators (of 1,000), 5 labels
     .venv/bin/python benchmarks/bench_crowd.py --quick   # 2,000 items, one repeat (a smoke run)
     .venv/bin/python benchmarks/bench_crowd.py --real    # also the real data sets in ../shared/data
+                                                         # (not shipped: tests/data/README.md)
     .venv/bin/python benchmarks/bench_crowd.py --real-only   # only the real data sets (seconds, not minutes)
 
 Annotators have accuracies drawn from U(0.3, 0.95) and otherwise answer uniformly at random; the
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import tracemalloc
 import warnings
@@ -153,9 +155,13 @@ def cross_fitted_gold_vote(triples: list, gold: dict, seed: int = 0) -> tuple[fl
     return right / len(items), ties
 
 
-def real_data_table(shared: Path, repeats: int) -> None:
+def real_data_table(repeats: int) -> None:
     """Accuracy against gold on the real sets, ours and crowd-kit's, from the same DataFrame (read
-    once with our reader, then given to both); the PROVENANCE.md figures next to them."""
+    once with our reader, then given to both); the PROVENANCE.md figures next to them. A set that
+    is not on this machine (none is shipped: tests/data/README.md) gets a row saying so."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the data-set lookup lives with the tests
+    from tests.conftest import locate_data_set
+
     print(
         "| data set | labels | MV ties | ours MV (ties→smallest) "
         "| crowd-kit MV (its ties: →smallest/→largest) | ours DS (iterations) | crowd-kit DS (iterations) "
@@ -165,6 +171,11 @@ def real_data_table(shared: Path, repeats: int) -> None:
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, stem in REAL_SETS.items():
         folder = stem.endswith("/")
+        set_name, _, stem = stem.partition("/")
+        shared = locate_data_set(set_name)
+        if shared is None:
+            print(f"| {name} | data set {set_name} not on this machine (tests/data/README.md): skipped |")
+            continue
         labels_path = shared / (stem + "labels.csv" if folder else stem + "_labels.csv")
         gold = read_gold(shared / (stem + "gold.csv" if folder else stem + "_gold.csv"))
         triples = read_label_columns(labels_path).triples()
@@ -211,11 +222,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
-    shared = Path(__file__).resolve().parents[1].parent / "shared" / "data"
     if args.real_only:
         repeats = args.repeats or (1 if args.quick else 5)
         print(f"cores: {os.cpu_count()}; real data sets only; best of {repeats}; {date.today().isoformat()}")
-        real_data_table(shared, repeats)
+        real_data_table(repeats)
         return
     n_items = 2_000 if args.quick else 100_000
     repeats = args.repeats or (1 if args.quick else 5)
@@ -327,7 +337,7 @@ def main() -> None:
         f"{peak_megabytes(lambda: cohen_kappa_pairs(frame)):.0f} MiB"
     )
     if args.real:
-        real_data_table(shared, repeats)
+        real_data_table(repeats)
 
 
 if __name__ == "__main__":

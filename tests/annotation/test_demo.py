@@ -28,11 +28,11 @@ def test_the_demo_loads_from_the_shipped_files_and_is_idempotent():
     assert project.owner.check_password("cranfield-demo")
 
 
-def test_the_demo_qrels_come_from_cranfields_own_judgements(shared_data):
+def test_the_demo_qrels_come_from_cranfields_own_judgements(data_set):
     shipped = (DEMO_DIR / "reference.qrels").read_text().split()
     original = {
         tuple(line.split()[:2])
-        for line in (shared_data / "cranfield" / "cranqrel").read_text().split("\n")
+        for line in (data_set("cranfield") / "cranqrel").read_text().split("\n")
         if line.strip() and int(line.split()[2]) > 0
     }
     for qid, _, docid, rel in zip(*[iter(shipped)] * 4, strict=True):

@@ -23,6 +23,8 @@ def test_benchmark_quick_mode_reports_ratios(script):
     assert result.returncode == 0, result.stderr
     assert "cores: " in result.stdout
     assert "/ ours" in result.stdout or "/cranfield" in result.stdout
+    if script == "bench_rouge.py":  # real summaries from ../shared/data, else the shipped demo's abstracts
+        assert "texts: sentences of " in result.stdout
 
 
 def test_load_benchmark_quick_mode_checks_correctness_under_gunicorn():

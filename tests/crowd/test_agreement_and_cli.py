@@ -101,8 +101,8 @@ def test_label_files_name_the_bad_line(tmp_path):
         read_gold(gold)
 
 
-def test_agreement_cli_reports_the_required_fields(shared_data, capsys):
-    assert main(["agreement", str(shared_data / "crowd_snow2008" / "wsd_labels.csv")]) == 0
+def test_agreement_cli_reports_the_required_fields(data_set, capsys):
+    assert main(["agreement", str(data_set("crowd_snow2008") / "wsd_labels.csv")]) == 0
     report = json.loads(capsys.readouterr().out)
     required = {"fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha", "n_items", "n_annotators"}
     assert required <= set(report)
@@ -110,9 +110,9 @@ def test_agreement_cli_reports_the_required_fields(shared_data, capsys):
 
 
 @pytest.mark.parametrize("method", ["majority", "dawid-skene", "gold-weighted"])
-def test_aggregate_cli_writes_item_label_confidence(shared_data, capsys, method):
-    labels = shared_data / "crowd_snow2008" / "rte_labels.csv"
-    gold = shared_data / "crowd_snow2008" / "rte_gold.csv"
+def test_aggregate_cli_writes_item_label_confidence(data_set, capsys, method):
+    labels = data_set("crowd_snow2008") / "rte_labels.csv"
+    gold = data_set("crowd_snow2008") / "rte_gold.csv"
     assert main(["aggregate", str(labels), "--method", method, "--gold", str(gold)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0] == "item,label,confidence"
@@ -130,8 +130,8 @@ def test_aggregate_cli_explains_missing_gold_and_bad_files(tmp_path, capsys):
     assert "line 3" in capsys.readouterr().err
 
 
-def test_agreement_cli_reports_per_label_figures_and_intervals(shared_data, capsys):
-    labels = shared_data / "crowd_snow2008" / "rte_labels.csv"
+def test_agreement_cli_reports_per_label_figures_and_intervals(data_set, capsys):
+    labels = data_set("crowd_snow2008") / "rte_labels.csv"
     assert main(["agreement", str(labels), "--ci", "--resamples", "50", "--seed", "3"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert (report["n_items"], report["n_annotators"], report["n_labels"]) == (800, 164, 8000)

@@ -76,10 +76,10 @@ def test_agreement_with_the_aggregate_is_scikit_learns_kappa_per_annotator(tripl
             assert row["kappa"] == pytest.approx(expected, abs=1e-12)
 
 
-def test_dawid_skene_confusion_matrices_are_json_ready_and_match_the_reliability(shared_data):
+def test_dawid_skene_confusion_matrices_are_json_ready_and_match_the_reliability(data_set):
     from annotation.crowd.labels_io import read_labels
 
-    labels = list(read_labels(shared_data / "crowd_snow2008" / "rte_labels.csv"))
+    labels = list(read_labels(data_set("crowd_snow2008") / "rte_labels.csv"))
     result = dawid_skene(labels)
     report = dawid_skene_annotators(result)
     assert json.loads(json.dumps(report)) == report

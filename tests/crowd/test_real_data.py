@@ -26,9 +26,10 @@ SETS = {
 }
 
 
-def load(shared_data, name):
+def load(data_set, name):
     labels_path, gold_path = SETS[name]
-    return list(read_labels(shared_data / labels_path)), read_gold(shared_data / gold_path)
+    root = data_set(labels_path.split("/")[0]).parent  # the shipped or the shared data folder
+    return list(read_labels(root / labels_path)), read_gold(root / gold_path)
 
 
 def accuracy(predicted, gold):
@@ -37,8 +38,8 @@ def accuracy(predicted, gold):
 
 
 @pytest.mark.parametrize("name", list(SETS))
-def test_dawid_skene_is_at_least_as_accurate_as_crowd_kit(shared_data, name):
-    labels, gold = load(shared_data, name)
+def test_dawid_skene_is_at_least_as_accurate_as_crowd_kit(data_set, name):
+    labels, gold = load(data_set, name)
     ours = accuracy(dawid_skene(labels).labels, gold)
     frame = pd.DataFrame(labels, columns=["task", "worker", "label"])
     theirs = accuracy(DawidSkene(n_iter=100).fit_predict(frame).to_dict(), gold)
@@ -46,19 +47,19 @@ def test_dawid_skene_is_at_least_as_accurate_as_crowd_kit(shared_data, name):
     assert ours >= accuracy(majority_vote(labels).labels, gold) - 0.005
 
 
-def test_published_figures_on_rte_and_product(shared_data):
-    rte, rte_gold = load(shared_data, "rte")
+def test_published_figures_on_rte_and_product(data_set):
+    rte, rte_gold = load(data_set, "rte")
     assert round(accuracy(majority_vote(rte, tie_rule="smallest").labels, rte_gold), 4) == 0.9187
     assert round(accuracy(majority_vote(rte, tie_rule="largest").labels, rte_gold), 4) == 0.8750
     assert len(majority_vote(rte).ties) == 65
     assert round(accuracy(dawid_skene(rte).labels, rte_gold), 4) == 0.9275
-    product, product_gold = load(shared_data, "product")
+    product, product_gold = load(data_set, "product")
     assert round(accuracy(majority_vote(product).labels, product_gold), 3) == 0.897
     assert round(accuracy(dawid_skene(product).labels, product_gold), 3) == 0.940
 
 
-def test_gold_weighted_vote_learns_from_half_the_gold(shared_data):
-    labels, gold = load(shared_data, "duck")
+def test_gold_weighted_vote_learns_from_half_the_gold(data_set):
+    labels, gold = load(data_set, "duck")
     items = sorted(gold)
     known, held_out = dict.fromkeys(items[::2]), items[1::2]
     result = gold_weighted_vote(labels, {item: gold[item] for item in known})
@@ -68,30 +69,30 @@ def test_gold_weighted_vote_learns_from_half_the_gold(shared_data):
     assert all(0 <= c <= 1 for c in result.confidence.values())
 
 
-def test_agreement_figures_on_real_data(shared_data):
+def test_agreement_figures_on_real_data(data_set):
     # PROVENANCE: Fleiss' kappa product 0.1574, dog 0.5194, WSD 0.9372; face alpha (nominal) 0.4949.
     for name, expected in (("product", 0.1574), ("dog", 0.5194), ("wsd", 0.9372)):
-        labels, _ = load(shared_data, name)
+        labels, _ = load(data_set, name)
         assert round(fleiss_kappa(labels).value, 4) == expected
-    face, _ = load(shared_data, "face")
+    face, _ = load(data_set, "face")
     assert round(krippendorff_alpha(face).value, 4) == 0.4949
     fleiss = fleiss_kappa(face)
     assert fleiss.n_items_excluded > 0  # face has unequal ratings per item: the rule applies and says so
 
 
 @pytest.mark.parametrize("name", list(SETS))
-def test_crowd_kits_majority_vote_differs_from_ours_only_on_the_ties_we_list(shared_data, name):
-    labels, _ = load(shared_data, name)
+def test_crowd_kits_majority_vote_differs_from_ours_only_on_the_ties_we_list(data_set, name):
+    labels, _ = load(data_set, name)
     ours = majority_vote(labels)
     theirs = MajorityVote().fit_predict(pd.DataFrame(labels, columns=["task", "worker", "label"])).to_dict()
     assert {item for item in ours.labels if ours.labels[item] != theirs[item]} <= set(ours.ties)
 
 
 @pytest.mark.parametrize("name", list(SETS))
-def test_gold_weighted_vote_on_held_out_gold_is_at_least_as_accurate_as_majority_vote(shared_data, name):
+def test_gold_weighted_vote_on_held_out_gold_is_at_least_as_accurate_as_majority_vote(data_set, name):
     """Two-fold: each half of the gold items is labelled with weights learnt from the other half's
     gold only: the benchmark's scheme, with an alternating split instead of a seeded random one."""
-    labels, gold = load(shared_data, name)
+    labels, gold = load(data_set, name)
     items = sorted(gold)
     halves = (items[::2], items[1::2])
     right = 0

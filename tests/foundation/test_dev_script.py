@@ -1,4 +1,5 @@
-"""dev.py, the README's two commands: a missing service is an error under CI, a skip elsewhere."""
+"""dev.py, the README's commands: a missing service is an error under CI, a skip elsewhere; manage and
+cranfield run inside .venv."""
 
 from __future__ import annotations
 
@@ -41,3 +42,48 @@ def test_ci_runs_exactly_the_readme_test_command():
     ci = (PROJECT_DIR / ".ci" / "run").read_text()
     assert "python3.11 dev.py test" in readme.split("\n\n")[1]
     assert "dev.py test" in ci.splitlines()[-1]
+
+
+def test_manage_runs_the_venv_python_on_the_database_run_uses(dev, monkeypatch):
+    """``dev.py manage ARGS`` is ``.venv/bin/python manage.py ARGS`` against the embedded database that
+    ``dev.py run`` serves, so the README's ``export_qrels 1`` finds the demo project."""
+    calls = []
+    monkeypatch.setattr(dev, "ensure_venv", lambda extra: calls.append(("venv", extra)))
+    monkeypatch.setattr(dev.os, "execve", lambda path, argv, env: calls.append((path, argv, env)))
+    monkeypatch.setenv("DATABASE_URL", "postgres://elsewhere/db")
+    monkeypatch.setenv("REDIS_URL", "redis://elsewhere:6379/0")
+    monkeypatch.setattr(dev.sys, "argv", ["dev.py", "manage", "export_qrels", "1"])
+    dev.main()
+    assert calls[0] == ("venv", None)
+    path, argv, env = calls[1]
+    assert path == dev.PYTHON and argv == [str(dev.PYTHON), str(dev.ROOT / "manage.py"), "export_qrels", "1"]
+    assert "DATABASE_URL" not in env and "REDIS_URL" not in env
+
+
+def test_cranfield_runs_the_venv_console_script(dev, monkeypatch):
+    calls = []
+    monkeypatch.setattr(dev, "ensure_venv", lambda extra: calls.append(("venv", extra)))
+    monkeypatch.setattr(dev.os, "execv", lambda path, argv: calls.append((path, argv)))
+    monkeypatch.setattr(dev.sys, "argv", ["dev.py", "cranfield", "trec-eval", "--help"])
+    dev.main()
+    script = dev.BIN / "cranfield"
+    assert calls == [("venv", None), (script, [str(script), "trec-eval", "--help"])]
+
+
+def test_a_venv_made_by_test_serves_run_manage_and_cranfield_without_reinstalling(dev, monkeypatch, tmp_path):
+    venv = tmp_path / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").touch()
+    (venv / ".cranfield-installed").write_text(dev.install_fingerprint(".[dev]"))
+    monkeypatch.setattr(dev, "VENV", venv)
+    monkeypatch.setattr(dev, "PYTHON", venv / "bin" / "python")
+    monkeypatch.setattr(dev, "run", lambda *command, **kwargs: pytest.fail(f"ran {command}"))
+    dev.ensure_venv(None)
+    dev.ensure_venv("dev")
+
+
+def test_an_unknown_command_lists_every_command(dev, monkeypatch):
+    monkeypatch.setattr(dev.sys, "argv", ["dev.py", "serve"])
+    with pytest.raises(SystemExit) as exit_info:
+        dev.main()
+    assert all(f"``{name}``" in str(exit_info.value) for name in dev.COMMANDS)

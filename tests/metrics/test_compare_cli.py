@@ -15,8 +15,8 @@ from evaluation.metrics.trec_io import read_qrels, read_run, write_run
 
 
 @pytest.fixture
-def runs(shared_data, tmp_path):
-    directory = shared_data / "trec_eval_tests"
+def runs(data_set, tmp_path):
+    directory = data_set("trec_eval_tests")
     base, _ = read_run(directory / "results.test")
     rng = random.Random(4)
     paths = [directory / "results.test"]

@@ -86,11 +86,11 @@ def test_qq_two_samples_equals_probplot_qqplot_data(n_sample, n_reference):
         np.testing.assert_allclose(ours.x, y)
 
 
-def test_precision_recall_curve_equals_trec_eval_for_topic_301(shared_data):
+def test_precision_recall_curve_equals_trec_eval_for_topic_301(data_set):
     from evaluation.metrics.curves import precision_recall_curve
     from evaluation.metrics.trec_io import read_qrels, read_run, trec_order
 
-    directory = shared_data / "trec_eval_tests"
+    directory = data_set("trec_eval_tests")
     qrels = read_qrels(directory / "qrels.test")["301"]
     run, _ = read_run(directory / "results.test")
     curve = precision_recall_curve(trec_order(run["301"]), {d for d, rel in qrels.items() if rel >= 1})

@@ -55,9 +55,9 @@ def compare(qrels, run, *, judged_only=False, relevance_level=1):
     return compared
 
 
-def cranfield_qrels(shared_data):
+def cranfield_qrels(data_set):
     """Cranfield's qrels: query ids are positions in cran.qry; -1 means judged non-relevant → 0."""
-    lines = (shared_data / "cranfield" / "cranqrel").read_text().split("\n")
+    lines = (data_set("cranfield") / "cranqrel").read_text().split("\n")
     qrels: dict[str, dict[str, int]] = {}
     for line in lines:
         if line.strip():
@@ -66,8 +66,8 @@ def cranfield_qrels(shared_data):
     return qrels
 
 
-def test_cranfield_qrels_with_generated_runs(shared_data):
-    qrels = cranfield_qrels(shared_data)
+def test_cranfield_qrels_with_generated_runs(data_set):
+    qrels = cranfield_qrels(data_set)
     assert len(qrels) == 225 and sum(map(len, qrels.values())) == 1837
     rng = random.Random(7)
     for trial in range(4):
@@ -78,8 +78,8 @@ def test_cranfield_qrels_with_generated_runs(shared_data):
         assert compare(qrels, run) > 225 * 50
 
 
-def test_cranfield_graded_levels_and_judged_only(shared_data):
-    qrels = cranfield_qrels(shared_data)
+def test_cranfield_graded_levels_and_judged_only(data_set):
+    qrels = cranfield_qrels(data_set)
     rng = random.Random(11)
     run = {qid: {str(rng.randint(1, 1400)): rng.random() for _ in range(80)} | dict.fromkeys(judged, 0.5)
            for qid, judged in qrels.items()}  # fmt: skip
@@ -87,8 +87,8 @@ def test_cranfield_graded_levels_and_judged_only(shared_data):
     compare(qrels, run, judged_only=True)
 
 
-def test_trec_eval_test_collection(shared_data):
-    directory = shared_data / "trec_eval_tests"
+def test_trec_eval_test_collection(data_set):
+    directory = data_set("trec_eval_tests")
     from evaluation.metrics.trec_io import read_run
 
     run, _ = read_run(directory / "results.test")
@@ -119,10 +119,10 @@ def test_random_qrels_and_runs_with_ties_unjudged_and_grades(qrels, run, judged_
     compare(qrels, run, judged_only=judged_only, relevance_level=relevance_level)
 
 
-def test_aggregate_gm_map_matches_the_published_figure(shared_data):
+def test_aggregate_gm_map_matches_the_published_figure(data_set):
     from evaluation.metrics.trec_io import read_run
 
-    directory = shared_data / "trec_eval_tests"
+    directory = data_set("trec_eval_tests")
     run, _ = read_run(directory / "results.test")
     summary = aggregate(evaluate(read_qrels(directory / "qrels.test"), run))
     assert (round(summary["map"], 4), round(summary["gm_map"], 4), round(summary["Rprec"], 4)) == (

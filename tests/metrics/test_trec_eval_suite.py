@@ -1,6 +1,6 @@
 """trec_eval 10.0's own test suite (its Makefile's quicktest), run through ``cranfield trec-eval``.
 
-Expected outputs come from ../shared/data/trec_eval_tests (see its PROVENANCE.md). Where a command
+Expected outputs come from tests/data/trec_eval_tests (NIST's files; see its PROVENANCE.md). Where a command
 asks for measures we do not implement (relstring, utility, binG, G, ndcg_rel, Rndcg, relative_P,
 set_relative_P, rbp, unj, 11pt_avg/ndcg with parameters), only those lines are left out: every
 line we print must equal trec_eval's, and every trec_eval line of a measure we implement must be
@@ -57,16 +57,16 @@ def run_cli(arguments: str, directory: Path, capsys) -> list[str]:
 
 
 @pytest.mark.parametrize(("arguments", "expected_file", "minimum"), SUITE)
-def test_our_output_equals_trec_eval_10(arguments, expected_file, minimum, shared_data, capsys):
-    directory = shared_data / "trec_eval_tests"
+def test_our_output_equals_trec_eval_10(arguments, expected_file, minimum, data_set, capsys):
+    directory = data_set("trec_eval_tests")
     ours = run_cli(arguments, directory, capsys)
     expected = [line for line in (directory / expected_file).read_text().splitlines() if is_implemented(line)]
     assert ours == expected
     assert len(ours) >= minimum
 
 
-def test_the_default_output_is_byte_identical_to_out_test(shared_data):
-    directory = shared_data / "trec_eval_tests"
+def test_the_default_output_is_byte_identical_to_out_test(data_set):
+    directory = data_set("trec_eval_tests")
     script = Path(sys.executable).with_name("cranfield")
     result = subprocess.run(
         [str(script), "trec-eval", str(directory / "qrels.test"), str(directory / "results.test")],
@@ -96,10 +96,10 @@ def test_an_unknown_measure_is_a_clear_error(tmp_path, capsys):
     assert "unknown measure 'mapp'" in capsys.readouterr().err
 
 
-def test_json_output_carries_the_same_values(shared_data, capsys):
+def test_json_output_carries_the_same_values(data_set, capsys):
     import json
 
-    directory = shared_data / "trec_eval_tests"
+    directory = data_set("trec_eval_tests")
     assert main(["trec-eval", "--json", str(directory / "qrels.test"), str(directory / "results.test")]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["runid"] == "STANDARD"

@@ -16,8 +16,8 @@ from evaluation.metrics.trec_io import (
 )
 
 
-def test_comment_lines_are_skipped_but_a_hash_inside_a_docno_is_kept(shared_data):
-    tests = shared_data / "trec_eval_tests"
+def test_comment_lines_are_skipped_but_a_hash_inside_a_docno_is_kept(data_set):
+    tests = data_set("trec_eval_tests")
     plain = read_qrels(tests / "qrels.test")
     commented = read_qrels(tests / "qrels.test.with-comments")
     assert "CR#93E-1860" in commented["301"]
@@ -25,14 +25,14 @@ def test_comment_lines_are_skipped_but_a_hash_inside_a_docno_is_kept(shared_data
     assert sum(map(len, commented.values())) == 3681
 
 
-def test_trailing_fields_after_the_tag_are_ignored_as_trec_eval_does(shared_data):
-    run, tag = read_run(shared_data / "trec_eval_tests" / "results.trunc")
+def test_trailing_fields_after_the_tag_are_ignored_as_trec_eval_does(data_set):
+    run, tag = read_run(data_set("trec_eval_tests") / "results.trunc")
     assert tag == "STANDARD"
     assert run["301"]["FBIS3-27619"] == pytest.approx(2.138276)
 
 
-def test_msmarco_segment_ids_with_hashes_are_docnos(shared_data):
-    run, _ = read_run(shared_data / "trec_eval_tests" / "results.comment.test")
+def test_msmarco_segment_ids_with_hashes_are_docnos(data_set):
+    run, _ = read_run(data_set("trec_eval_tests") / "results.comment.test")
     assert "msmarco_v2.1_doc_50_2286987788#13_3087841662" in run["2024-224960"]
     assert sum(map(len, run.values())) == 30100
 

