@@ -65,7 +65,7 @@ def sentences() -> tuple[list[str], str]:
             for line in path.read_text().splitlines():
                 found += [s for s in re.split(r"(?<=[.!?])\s+", line) if len(s.split()) > 2]
     if not found:
-        demo = PROJECT / "annotation" / "demo" / "documents.jsonl"
+        demo = PROJECT / "evaluation" / "demo" / "documents.jsonl"
         sources.append(
             f"the shipped demo's Cranfield abstracts ({demo.relative_to(PROJECT)}): the summarisation "
             "sets are not on this machine (tests/data/README.md), so figures differ from BENCHMARKS.md"
