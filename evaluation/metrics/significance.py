@@ -1,8 +1,9 @@
 """Comparing two systems over the same topics, and correcting for many comparisons.
 
-Paired t-test and Wilcoxon signed-rank through SciPy; the paired bootstrap test (Efron & Tibshirani
-1993, §16.4: resample topics, shift the differences to mean 0) and the randomisation (permutation)
-test (Fisher; Smucker, Allan & Carterette 2007: randomly swap each topic's pair) written here, seeded;
+Paired t-test and Wilcoxon signed-rank through SciPy; the studentised paired bootstrap test (Efron &
+Tibshirani 1993, §16.4: resample topics from the differences shifted to mean 0, compare t statistics)
+and the randomisation (permutation) test (Fisher; Smucker, Allan & Carterette 2007: randomly swap each
+topic's pair; exact on few topics) written here, seeded;
 multiple-comparison correction through statsmodels' ``multipletests``.
 """
 
@@ -62,33 +63,64 @@ def wilcoxon_test(a: Sequence[float], b: Sequence[float]) -> TestResult:
     )
 
 
+def _t_statistics(samples: np.ndarray) -> np.ndarray:
+    """Paired t statistics of each row of differences: mean / (sd / sqrt(n)).
+
+    A row without spread has t = 0 if its mean is 0, else ±infinity (all the evidence there is).
+    """
+    n = samples.shape[-1]
+    means = samples.mean(axis=-1)
+    sds = samples.std(axis=-1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spread = np.where(sds > 0, means / (sds / np.sqrt(n)), 0.0)
+    flat = np.where(np.abs(means) > 1e-12, np.copysign(np.inf, means), 0.0)
+    return np.where(sds > 0, spread, flat)
+
+
 def bootstrap_test(
     a: Sequence[float], b: Sequence[float], n_resamples: int = 10_000, seed: int = 0
 ) -> TestResult:
-    """Paired bootstrap: how often a resample of the mean-shifted differences is as extreme as observed."""
+    """Studentised paired bootstrap (Efron & Tibshirani 1993, §16.4 with the studentised statistic of
+    §12.5; Sakai 2006's formulation for IR): resample topics from the differences shifted to mean 0,
+    and count how often a resample's paired t is as extreme as the observed t.
+
+    The t statistic, not the plain mean, is what is resampled: the mean's bootstrap distribution is
+    too narrow on few topics (the plain version rejected a true null 14.7 % of the time at α = 0.05
+    with 5 topics). Studentised, it holds its level from about 10 topics and is conservative below
+    (tests/metrics/test_significance.py's null simulation).
+    """
     differences = _paired(a, b)
-    observed = differences.mean()
+    observed = float(differences.mean())
+    observed_t = float(_t_statistics(differences))
     rng = np.random.default_rng(seed)
     shifted = differences - observed
-    samples = rng.choice(shifted, size=(n_resamples, len(differences)), replace=True).mean(axis=1)
-    p_value = (np.count_nonzero(np.abs(samples) >= abs(observed) - 1e-15) + 1) / (n_resamples + 1)
-    return TestResult(
-        "bootstrap", float(observed), float(min(p_value, 1.0)), float(observed), len(differences)
-    )
+    samples = _t_statistics(rng.choice(shifted, size=(n_resamples, len(differences)), replace=True))
+    p_value = (np.count_nonzero(np.abs(samples) >= abs(observed_t) - 1e-12) + 1) / (n_resamples + 1)
+    return TestResult("bootstrap", observed_t, float(min(p_value, 1.0)), observed, len(differences))
 
 
 def randomisation_test(
     a: Sequence[float], b: Sequence[float], n_resamples: int = 10_000, seed: int = 0
 ) -> TestResult:
     """Paired randomisation test: swap each topic's pair with probability 1/2 (flip the sign of its
-    difference); the p-value counts the observed arrangement too, so it is never 0."""
+    difference) and count how often the mean difference is as extreme as observed.
+
+    Exact (every one of the 2^n sign patterns) when there are no more of them than ``n_resamples``;
+    otherwise ``n_resamples`` random patterns, counting the observed one too, so p is never 0.
+    """
     differences = _paired(a, b)
     observed = differences.mean()
-    rng = np.random.default_rng(seed)
-    signs = rng.choice((-1.0, 1.0), size=(n_resamples, len(differences)))
-    samples = (signs * differences).mean(axis=1)
-    p_value = (np.count_nonzero(np.abs(samples) >= abs(observed) - 1e-15) + 1) / (n_resamples + 1)
-    return TestResult("randomisation", float(observed), float(p_value), float(observed), len(differences))
+    n = len(differences)
+    if 2**n <= n_resamples:
+        patterns = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+        samples = ((1.0 - 2.0 * patterns) * differences).mean(axis=1)
+        p_value = np.count_nonzero(np.abs(samples) >= abs(observed) - 1e-15) / 2**n
+    else:
+        rng = np.random.default_rng(seed)
+        signs = rng.choice((-1.0, 1.0), size=(n_resamples, n))
+        samples = (signs * differences).mean(axis=1)
+        p_value = (np.count_nonzero(np.abs(samples) >= abs(observed) - 1e-15) + 1) / (n_resamples + 1)
+    return TestResult("randomisation", float(observed), float(p_value), float(observed), n)
 
 
 def compare_systems(a: Sequence[float], b: Sequence[float], test: str = "t", **options) -> TestResult:
