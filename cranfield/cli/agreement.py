@@ -1,23 +1,16 @@
-"""``cranfield agreement`` and ``cranfield aggregate`` over ``item,worker,label`` CSV files.
+"""``cranfield agreement``: inter-assessor agreement of an ``item,worker,label`` CSV file, as JSON.
 
-Both read the file in chunks into integer codes (``labels_io.read_label_columns``), so files of
-millions of rows never exist as Python objects; a bad row stops the command with its line number.
+The file is read in chunks into integer codes (``labels_io.read_label_columns``), so files of millions
+of rows never exist as Python objects; a bad row stops the command with its line number.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 
-from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
-from annotation.crowd.bootstrap import STATISTICS
-from annotation.crowd.encoding import on_scale
-from annotation.crowd.labels_io import LabelFileError, read_gold, read_label_columns
-from annotation.crowd.report import agreement_report
-
-METHODS = ("majority", "dawid-skene", "gold-weighted")
+from cranfield.cli import CommandError
 
 
 def register(subparsers) -> None:
@@ -54,26 +47,10 @@ def register(subparsers) -> None:
     agreement.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     agreement.add_argument(
         "--ci-statistics",
-        default=",".join(STATISTICS),
-        help=f"comma-separated figures to bootstrap (default {','.join(STATISTICS)})",
+        help="comma-separated figures to bootstrap: fleiss_kappa, cohen_kappa_mean, krippendorff_alpha "
+        "(default: all of them)",
     )
     agreement.set_defaults(handler=run_agreement)
-
-    aggregate = subparsers.add_parser(
-        "aggregate",
-        help="one label per item from a labels CSV, as CSV item,label,confidence",
-        description="Aggregate crowd labels into one label per item with a confidence in [0, 1].",
-    )
-    aggregate.add_argument("labels", help="CSV with header item,worker,label")
-    aggregate.add_argument("--method", choices=METHODS, default="majority")
-    aggregate.add_argument("--gold", help="CSV with header item,label (needed by gold-weighted)")
-    aggregate.add_argument("--tie-rule", choices=["smallest", "largest", "random"], default="smallest")
-    aggregate.set_defaults(handler=run_aggregate)
-
-
-def fail(command: str, message: str) -> int:
-    print(f"cranfield {command}: error: {message}", file=sys.stderr)
-    return 2
 
 
 def parse_scale(text: str) -> list[int | str]:
@@ -85,14 +62,20 @@ def parse_scale(text: str) -> list[int | str]:
 
 
 def run_agreement(args: argparse.Namespace) -> int:
-    statistics = tuple(name.strip() for name in args.ci_statistics.split(",") if name.strip())
+    from annotation.crowd.bootstrap import STATISTICS
+    from annotation.crowd.encoding import on_scale
+    from annotation.crowd.labels_io import read_label_columns
+    from annotation.crowd.report import agreement_report
+
+    if args.ci_statistics is None:
+        statistics = STATISTICS
+    else:
+        statistics = tuple(name.strip() for name in args.ci_statistics.split(",") if name.strip())
     unknown = set(statistics) - set(STATISTICS)
     if unknown:
-        return fail(
-            "agreement", f"--ci-statistics: unknown {sorted(unknown)}; known: {', '.join(STATISTICS)}"
-        )
+        raise CommandError(f"--ci-statistics: unknown {sorted(unknown)}; known: {', '.join(STATISTICS)}")
     if args.resamples < 1 or not 0 < args.confidence < 1:
-        return fail("agreement", "--resamples must be at least 1 and --confidence between 0 and 1")
+        raise CommandError("--resamples must be at least 1 and --confidence between 0 and 1")
     try:
         data = read_label_columns(args.labels)
         if args.scale:
@@ -109,29 +92,7 @@ def run_agreement(args: argparse.Namespace) -> int:
             interval_statistics=statistics,
         )
     except (OSError, ValueError) as error:  # LabelFileError, or e.g. --level interval on text labels
-        return fail("agreement", str(error))
+        raise CommandError(error) from error
     json.dump(report, sys.stdout, indent=2, default=str)
     print()
-    return 0
-
-
-def run_aggregate(args: argparse.Namespace) -> int:
-    if args.method == "gold-weighted" and not args.gold:
-        return fail("aggregate", "--method gold-weighted needs --gold GOLD.csv")
-    try:
-        data = read_label_columns(args.labels)
-        gold = read_gold(args.gold) if args.gold else {}
-    except (LabelFileError, OSError) as error:
-        return fail("aggregate", str(error))
-    if len(data) == 0:
-        return fail("aggregate", f"{args.labels}: no labels after the header")
-    if args.method == "majority":
-        result = majority_vote(data, tie_rule=args.tie_rule)
-    elif args.method == "dawid-skene":
-        result = dawid_skene(data)
-    else:
-        result = gold_weighted_vote(data, gold)
-    writer = csv.writer(sys.stdout, lineterminator="\n")
-    writer.writerow(["item", "label", "confidence"])
-    writer.writerows((item, label, f"{result.confidence[item]:.6f}") for item, label in result.labels.items())
     return 0
