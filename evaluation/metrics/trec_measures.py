@@ -21,6 +21,7 @@ except sums for the counts and the geometric mean (floored at 1e-5) for gm_map a
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -167,11 +168,11 @@ class TopicJudgements:
 
 
 def prepare_topic(judgements: Mapping[str, int]) -> TopicJudgements:
+    counts = Counter(judgements.values())
+    levels = {rel: count for rel, count in counts.items() if rel >= 0}
+    if len(levels) == len(counts):  # nothing to map (the usual case): no copy
+        return TopicJudgements(judgements, levels)
     values = {docno: (UNJUDGED_IN_POOL if rel < 0 else rel) for docno, rel in judgements.items()}
-    levels: dict[int, int] = {}
-    for rel in judgements.values():
-        if rel >= 0:
-            levels[rel] = levels.get(rel, 0) + 1
     return TopicJudgements(values, levels)
 
 
