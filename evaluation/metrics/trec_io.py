@@ -74,20 +74,24 @@ def read_qrels(source: Source, *, name: str | None = None) -> Qrels:
 
 def _qrels_quickly(lines: list[str]) -> Qrels:
     qrels: Qrels = {}
+    qid = None
+    topic: dict[str, int] = {}
     count = 0
-    for fields in map(str.split, lines):
-        if not fields or fields[0][0] == "#":
-            continue
-        if len(fields) != 4:
-            raise _Recheck
-        topic = qrels.get(fields[0])
-        if topic is None:
-            topic = qrels[fields[0]] = {}
-        try:
+    try:
+        for fields in map(str.split, lines):
+            if len(fields) != 4:
+                if not fields or fields[0][0] == "#":
+                    continue
+                raise _Recheck
+            if fields[0] != qid:  # a topic's lines usually come together: look it up once
+                if fields[0][0] == "#":
+                    continue
+                qid = fields[0]
+                topic = qrels.setdefault(qid, {})
             topic[fields[2]] = int(fields[3])
-        except ValueError:
-            raise _Recheck from None
-        count += 1
+            count += 1
+    except ValueError:
+        raise _Recheck from None
     if count != sum(map(len, qrels.values())):  # a repeated pair: the checked pass compares values
         raise _Recheck
     return qrels
@@ -128,26 +132,28 @@ def read_run(source: Source, *, name: str | None = None) -> tuple[Run, str]:
 
 def _run_quickly(lines: list[str]) -> tuple[Run, str]:
     run: Run = {}
-    tag = None
+    qid = tag = None
+    topic: dict[str, float] = {}
     count = 0
-    for fields in map(str.split, lines):
-        if not fields or fields[0][0] == "#":
-            continue
-        if len(fields) < 6:
-            raise _Recheck
-        topic = run.get(fields[0])
-        if topic is None:
-            topic = run[fields[0]] = {}
-        try:
+    try:
+        for fields in map(str.split, lines):
+            if len(fields) < 6:
+                if not fields or fields[0][0] == "#":
+                    continue
+                raise _Recheck
+            if fields[0] != qid:  # a topic's lines usually come together: look it up once
+                if fields[0][0] == "#":
+                    continue
+                qid = fields[0]
+                topic = run.setdefault(qid, {})
+                tag = tag or fields[5]
             score = float(fields[4])
-        except ValueError:
-            raise _Recheck from None
-        if score != score:  # NaN
-            raise _Recheck
-        topic[fields[2]] = score
-        if tag is None:
-            tag = fields[5]
-        count += 1
+            if score != score:  # NaN
+                raise _Recheck
+            topic[fields[2]] = score
+            count += 1
+    except ValueError:
+        raise _Recheck from None
     if count != sum(map(len, run.values())):  # a docno retrieved twice for a topic
         raise _Recheck
     return run, tag or ""
