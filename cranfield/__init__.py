@@ -1,6 +1,5 @@
-"""The Django project package: settings, URLs, the Celery app and the CLI. Nothing domain-specific."""
+"""The Django project package: settings, URLs, the Celery app and the CLI. Nothing domain-specific.
 
-# Importing the Celery app here makes @shared_task bind to it in web processes too.
-from .celery import app as celery_app
-
-__all__ = ["celery_app"]
+It imports nothing itself: ``cranfield.cli`` lives here and must start without Django or Celery. The
+Celery app is bound for ``@shared_task`` by the settings module, which every Django process loads.
+"""

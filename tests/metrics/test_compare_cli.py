@@ -10,8 +10,8 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from cranfield.cli import main
-from evaluation.metrics.ranked import aggregate, evaluate
 from evaluation.metrics.trec_io import read_qrels, read_run, write_run
+from evaluation.metrics.trec_measures import aggregate, evaluate
 
 
 @pytest.fixture

@@ -153,3 +153,39 @@ def test_empty_predictions_and_references_score_zero_as_in_rouge_score():
         ours = OURS[False].score(prediction, references)
         assert_same(ours, SCORERS[False].score_multi(references, prediction))
         assert all(value == (0.0, 0.0, 0.0) for value in ours.values())
+
+
+STEM_PROBE = """
+import json, sys
+from evaluation.metrics.rouge_text import stem_token
+words = json.loads(sys.stdin.read())
+stems = [stem_token(word) for word in words]
+alone = sorted(name for name in sys.modules if name.startswith("nltk"))
+import nltk.stem.porter  # nltk whole, after the stemmer loaded alone
+print(json.dumps({"stems": stems, "alone": alone, "whole": nltk.stem.porter.PorterStemmer().stem("running")}))
+"""
+
+
+def test_the_porter_stemmer_loaded_without_the_rest_of_nltk_is_nltk_s():
+    """Stemming loads nltk/stem/porter.py alone (nltk's __init__ takes seconds); same stems as nltk's
+    own PorterStemmer, nothing of it left in sys.modules, and a later import of nltk works."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from nltk.stem import porter
+
+    words = sorted(set(tokenize(Path(__file__).read_text())) | {"generalization", "happily", "ponies"})
+    result = subprocess.run(
+        [sys.executable, "-c", STEM_PROBE],
+        input=json.dumps(words),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    stemmer = porter.PorterStemmer()
+    assert answer["stems"] == [stemmer.stem(word) if len(word) > 3 else word for word in words]
+    assert answer["alone"] == [] and answer["whole"] == "run"

@@ -76,7 +76,7 @@ def test_every_measure_in_pooled_mode_equals_rouge_1_5_5(oracle, tmp_path):
 
 
 def test_unlimited_skips_stop_words_and_word_truncation_equal_rouge_1_5_5(oracle, tmp_path):
-    # -s with ROUGE-1.5.5's own SMART list (read from its data directory, not copied);
+    # -s against remove_stop_words with no list given: ours defaults to ROUGE-1.5.5's own list;
     # -l cuts the references too, so we cut them with the same rule before scoring.
     pairs = generated_pairs(seed=2, count=150)
     options = ["-n", "2", "-w", "1.2", "-2", "-1", "-U", "-s", "-l", "12"]
@@ -87,7 +87,7 @@ def test_unlimited_skips_stop_words_and_word_truncation_equal_rouge_1_5_5(oracle
         list(names.values()),
         multi_ref="pooled",
         rouge_w="rouge155",
-        stop_words=oracle.smart_common_words,
+        remove_stop_words=True,
         truncate_words=12,
     )
     assert compare(per_eval, pairs, scorer, names, truncate_references={"words": 12}) == 150 * len(names)

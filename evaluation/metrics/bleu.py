@@ -1,7 +1,7 @@
-"""BLEU, chrF and TER through sacrebleu, WER and its relatives through jiwer: thin, named wrappers.
+"""BLEU, chrF and TER through sacrebleu: thin, named wrappers.
 
-Every sacrebleu result keeps sacrebleu's signature string (Post 2018, "A Call for Clarity in
-Reporting BLEU Scores"), so a stored score says exactly how it was computed. WER = (S + D + I) / N.
+Every result keeps sacrebleu's signature string (Post 2018, "A Call for Clarity in Reporting BLEU
+Scores"), so a stored score says exactly how it was computed.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import jiwer
 import sacrebleu
 
 
@@ -90,46 +89,3 @@ def corpus_ter(predictions: Sequence[str], references: Sequence[Sequence[str]]) 
     metric = sacrebleu.TER()
     result = metric.corpus_score(list(predictions), _references_by_position(references))
     return SacrebleuScore("ter", result.score, str(metric.get_signature()))
-
-
-@dataclass(frozen=True)
-class WordErrors:
-    """Word error rate and its parts over one or more (reference, hypothesis) pairs."""
-
-    wer: float
-    mer: float
-    wil: float
-    word_accuracy: float
-    substitutions: int
-    deletions: int
-    insertions: int
-    hits: int
-    cer: float
-    alignment: str
-
-
-def word_errors(references: Sequence[str], hypotheses: Sequence[str]) -> WordErrors:
-    """WER = (S + D + I) / N over all pairs, MER, WIL, word accuracy = 1 − WER, and CER (jiwer).
-
-    An empty (or all-blank) reference is scored as the installed jiwer (4.x) scores it: with no
-    reference words anywhere, WER is the number of inserted words (0 when the hypothesis is empty
-    too), so word accuracy can be negative; CER likewise counts inserted characters. Alongside other
-    pairs an empty reference simply adds its insertions to S + D + I. ``alignment`` is jiwer's
-    ``visualize_alignment`` text (REF/HYP lines with S, D, I marks).
-    """
-    if len(references) != len(hypotheses):
-        raise ValueError(f"{len(references)} references but {len(hypotheses)} hypotheses")
-    words = jiwer.process_words(list(references), list(hypotheses))
-    characters = jiwer.process_characters(list(references), list(hypotheses))
-    return WordErrors(
-        float(words.wer),
-        float(words.mer),
-        float(words.wil),
-        1.0 - words.wer,
-        words.substitutions,
-        words.deletions,
-        words.insertions,
-        words.hits,
-        float(characters.cer),
-        jiwer.visualize_alignment(words, show_measures=False),
-    )

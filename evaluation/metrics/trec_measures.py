@@ -21,8 +21,10 @@ except sums for the counts and the geometric mean (floored at 1e-5) for gm_map a
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import repeat
 
 import numpy as np
@@ -87,11 +89,16 @@ class Measure:
 
     def names(self) -> list[str]:
         """The names trec_eval prints, e.g. ``P_5``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``."""
-        if not self.params:
-            return [self.family]
-        if self.family in {"iprec_at_recall", "Rprec_mult"}:
-            return [f"{self.family}_{p:.2f}" for p in self.params]
-        return [f"{self.family}_{_format_cutoff(p)}" for p in self.params]
+        return list(_names(self.family, self.params))
+
+
+@lru_cache(maxsize=256)  # asked for every topic of every run
+def _names(family: str, params: tuple) -> tuple[str, ...]:
+    if not params:
+        return (family,)
+    if family in {"iprec_at_recall", "Rprec_mult"}:
+        return tuple(f"{family}_{p:.2f}" for p in params)
+    return tuple(f"{family}_{_format_cutoff(p)}" for p in params)
 
 
 def _format_cutoff(value: float) -> str:
@@ -161,11 +168,11 @@ class TopicJudgements:
 
 
 def prepare_topic(judgements: Mapping[str, int]) -> TopicJudgements:
+    counts = Counter(judgements.values())
+    levels = {rel: count for rel, count in counts.items() if rel >= 0}
+    if len(levels) == len(counts):  # nothing to map (the usual case): no copy
+        return TopicJudgements(judgements, levels)
     values = {docno: (UNJUDGED_IN_POOL if rel < 0 else rel) for docno, rel in judgements.items()}
-    levels: dict[int, int] = {}
-    for rel in judgements.values():
-        if rel >= 0:
-            levels[rel] = levels.get(rel, 0) + 1
     return TopicJudgements(values, levels)
 
 
@@ -226,6 +233,7 @@ def topic_measures(
         return float(precision_at_rel[ranks[relevant] <= cutoff].sum()) / num_rel
 
     values: dict[str, float] = {}
+    ndcg_curves: tuple[np.ndarray, np.ndarray] | None = None  # computed once, for every cut-off
     for measure in measures:
         family = measure.family
         if family == "num_ret":
@@ -265,10 +273,12 @@ def topic_measures(
                 cutoff = int(multiplier * num_rel + 0.9)  # trec_eval 9.x and 10.0 alike
                 values[name] = rel_in_top(cutoff) / cutoff if num_rel and cutoff else 0.0
         elif family == "ndcg":
-            values["ndcg"] = _ndcg(rels, topic.levels, None)
+            ndcg_curves = ndcg_curves or _ndcg_curves(rels, topic.levels)
+            values["ndcg"] = _ndcg(ndcg_curves, None)
         elif family == "ndcg_cut":
+            ndcg_curves = ndcg_curves or _ndcg_curves(rels, topic.levels)
             values.update(
-                (name, _ndcg(rels, topic.levels, k))
+                (name, _ndcg(ndcg_curves, int(k)))
                 for name, k in zip(measure.names(), measure.params, strict=True)
             )
         elif family == "map_cut":
@@ -306,25 +316,31 @@ def _bpref(rels: np.ndarray, relevance_level: int, num_rel: int, num_nonrel: int
 
 
 def _inferred_ap(rels: np.ndarray, relevance_level: int, num_rel: int) -> float:
-    """Yilmaz & Aslam (2006) inferred AP, as trec_eval's m_infap.c (pooled-unjudged docs are -2)."""
-    total, rel_so_far, nonrel_so_far, unjudged_so_far = 0.0, 0, 0, 0
-    for index, rel in enumerate(rels.tolist()):
-        if rel == NOT_IN_POOL:
-            continue
-        if rel == UNJUDGED_IN_POOL:
-            unjudged_so_far += 1
-        elif rel < relevance_level:
-            nonrel_so_far += 1
-        else:
-            rel_so_far += 1
-            if index == 0:
-                total += 1.0
-            else:
-                above = rel_so_far - 1
-                total += 1.0 / (index + 1) + (index / (index + 1)) * (
-                    (above + nonrel_so_far + unjudged_so_far) / index
-                ) * ((above + INFAP_EPSILON) / (above + nonrel_so_far + 2 * INFAP_EPSILON))
-    return total / num_rel if num_rel else 0.0
+    """Yilmaz & Aslam (2006) inferred AP, as trec_eval's m_infap.c (pooled-unjudged docs are -2).
+
+    At the i-th retrieved document (from 0), if relevant, trec_eval adds 1 when i = 0, else
+    1/(i+1) + i/(i+1) · (above + nonrel + unjudged)/i · (above + ε)/(above + nonrel + 2ε), where
+    above, nonrel and unjudged count the relevant, judged non-relevant and pooled-unjudged
+    documents before it (documents outside the pool count for nothing). Summed in rank order.
+    """
+    if not num_rel:
+        return 0.0
+    relevant = rels >= max(relevance_level, 0)  # outside the pool (-1) and unjudged (-2) never are
+    index = np.flatnonzero(relevant)
+    if not len(index):
+        return 0.0
+    nonrel = np.cumsum((rels >= 0) & ~relevant)[index]
+    unjudged = np.cumsum(rels == UNJUDGED_IN_POOL)[index]
+    above = np.arange(len(index))
+    later = np.maximum(index, 1)  # index 0 takes the first branch; this only avoids dividing by 0
+    terms = np.where(
+        index == 0,
+        1.0,
+        1.0 / (index + 1)
+        + (index / (index + 1)) * ((above + nonrel + unjudged) / later)
+        * ((above + INFAP_EPSILON) / (above + nonrel + 2 * INFAP_EPSILON)),
+    )  # fmt: skip
+    return sum(terms.tolist()) / num_rel
 
 
 def interpolated_precision(
@@ -352,19 +368,38 @@ def _relevant_count_at(fraction: float, num_rel: int, version: str) -> int:
     return math.floor(fraction * num_rel + 0.5)  # C's lround for non-negative values
 
 
-def _ndcg(rels: np.ndarray, levels: Mapping[int, int], cutoff: int | None) -> float:
-    """Järvelin & Kekäläinen (2002) nDCG with trec_eval's default gains (gain = qrels value)."""
-    ranked = rels if cutoff is None else rels[:cutoff]
-    gains = np.where(ranked > 0, ranked, 0).astype(float)
-    dcg = float((gains / np.log2(np.arange(2, len(gains) + 2))).sum())
-    ideal_gains = np.repeat(
-        np.array(sorted((lvl for lvl in levels if lvl > 0), reverse=True), dtype=float),
-        [levels[lvl] for lvl in sorted((lvl for lvl in levels if lvl > 0), reverse=True)],
+def _ndcg_curves(rels: np.ndarray, levels: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Running DCG of the ranking and of the ideal ranking, once per topic for nDCG at every cut-off."""
+    gains = np.where(rels > 0, rels, 0).astype(float)
+    positive = sorted((level for level in levels if level > 0), reverse=True)
+    ideal_gains = np.repeat(np.array(positive, dtype=float), [levels[level] for level in positive])
+    return (
+        np.cumsum(gains / _discounts(len(gains))),
+        np.cumsum(ideal_gains / _discounts(len(ideal_gains))),
     )
-    if cutoff is not None:
-        ideal_gains = ideal_gains[:cutoff]
-    ideal = float((ideal_gains / np.log2(np.arange(2, len(ideal_gains) + 2))).sum())
+
+
+def _ndcg(curves: tuple[np.ndarray, np.ndarray], cutoff: int | None) -> float:
+    """Järvelin & Kekäläinen (2002) nDCG with trec_eval's default gains (gain = qrels value): the DCG
+    of the top ``cutoff`` (all if None) over the ideal ranking's, both summed in rank order as
+    trec_eval sums them."""
+    dcg, ideal = (
+        float(curve[(len(curve) if cutoff is None else min(cutoff, len(curve))) - 1])
+        if len(curve) and cutoff != 0 else 0.0
+        for curve in curves
+    )  # fmt: skip
     return dcg / ideal if ideal > 0 else 0.0
+
+
+_DISCOUNTS = np.log2(np.arange(2, 1002))
+
+
+def _discounts(length: int) -> np.ndarray:
+    """log2(rank + 1) for ranks 1..length."""
+    global _DISCOUNTS
+    if length > len(_DISCOUNTS):
+        _DISCOUNTS = np.log2(np.arange(2, length + 2))
+    return _DISCOUNTS[:length]
 
 
 def evaluate(
