@@ -99,10 +99,10 @@ def run_compare(args: argparse.Namespace) -> int:
         return 0
     width = max(len(run) for run in runs)
     print(f"{'run':<{width}}  " + "  ".join(f"{n:>10}" for n in names) + f"  {'p (' + primary + ')':>14}")
-    for run in ordered:
-        cells = "  ".join(f"{summaries[run][n]:>10.4f}" for n in names)
-        marker = "best" if run == best else f"{p_values[run]:.4f}{' *' if significant[run] else '  '}"
-        print(f"{run:<{width}}  {cells}  {marker:>14}")
+    for name in ordered:
+        cells = "  ".join(f"{summaries[name][n]:>10.4f}" for n in names)
+        marker = "best" if name == best else f"{p_values[name]:.4f}{' *' if significant[name] else '  '}"
+        print(f"{name:<{width}}  {cells}  {marker:>14}")
     print(
         f"p: {args.test} test against the best run on {primary} over {len(topics)} topics, "
         f"{args.correction} correction; * = significant at {args.alpha}"

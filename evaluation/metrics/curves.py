@@ -68,33 +68,33 @@ class DetCurve:
 
 
 def _validated(scores: Sequence[float], labels: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    scores = np.asarray(scores, dtype=float)
-    labels = np.asarray(labels)
-    if scores.shape != labels.shape or scores.ndim != 1:
+    values = np.asarray(scores, dtype=float)
+    classes = np.asarray(labels)
+    if values.shape != classes.shape or values.ndim != 1:
         raise ValueError(
-            f"scores and labels must be equal-length 1-D sequences, got {scores.shape}, {labels.shape}"
+            f"scores and labels must be equal-length 1-D sequences, got {values.shape}, {classes.shape}"
         )
-    if not np.isin(labels, (0, 1)).all():
+    if not np.isin(classes, (0, 1)).all():
         raise ValueError("labels must be 0 (negative) or 1 (positive)")
-    if labels.sum() in (0, len(labels)):
+    if classes.sum() in (0, len(classes)):
         raise ValueError("labels need at least one positive and one negative")
-    if np.isnan(scores).any():
+    if np.isnan(values).any():
         raise ValueError("scores must not be NaN")
-    return scores, labels.astype(int)
+    return values, classes.astype(int)
 
 
 def roc_curve(scores: Sequence[float], labels: Sequence[int]) -> RocCurve:
     """ROC points at every distinct threshold (ties form one step), starting at (0, 0), and the
     area under the curve by the trapezoidal rule, which credits ties with half a pair."""
-    scores, labels = _validated(scores, labels)
-    order = np.argsort(-scores, kind="mergesort")
-    scores, labels = scores[order], labels[order]
-    last_of_each_score = np.r_[np.flatnonzero(np.diff(scores)), len(scores) - 1]
-    true_positives = np.cumsum(labels)[last_of_each_score]
+    values, classes = _validated(scores, labels)
+    order = np.argsort(-values, kind="mergesort")
+    values, classes = values[order], classes[order]
+    last_of_each_score = np.r_[np.flatnonzero(np.diff(values)), len(values) - 1]
+    true_positives = np.cumsum(classes)[last_of_each_score]
     false_positives = (last_of_each_score + 1) - true_positives
-    tpr = np.r_[0.0, true_positives / labels.sum()]
-    fpr = np.r_[0.0, false_positives / (len(labels) - labels.sum())]
-    thresholds = np.r_[np.inf, scores[last_of_each_score]]
+    tpr = np.r_[0.0, true_positives / classes.sum()]
+    fpr = np.r_[0.0, false_positives / (len(classes) - classes.sum())]
+    thresholds = np.r_[np.inf, values[last_of_each_score]]
     return RocCurve(fpr, tpr, thresholds, float(np.trapezoid(tpr, fpr)))
 
 
@@ -120,14 +120,14 @@ class QQPoints:
 def qq_two_samples(sample: Sequence[float], reference: Sequence[float]) -> QQPoints:
     """Quantiles of two samples, paired at the plotting positions of the smaller one and
     interpolated in the larger with ``mquantiles``, as statsmodels' ``ProbPlot.qqplot(other=…)``."""
-    sample, reference = np.sort(np.asarray(sample, dtype=float)), np.sort(np.asarray(reference, dtype=float))
-    if len(sample) < 2 or len(reference) < 2:
+    ys, xs = np.sort(np.asarray(sample, dtype=float)), np.sort(np.asarray(reference, dtype=float))
+    if len(ys) < 2 or len(xs) < 2:
         raise ValueError("each sample needs at least two values")
-    if len(sample) < len(reference):
-        reference = stats.mstats.mquantiles(reference, plotting_pos(len(sample), 0.0)).data
-    elif len(reference) < len(sample):
-        sample = stats.mstats.mquantiles(sample, plotting_pos(len(reference), 0.0)).data
-    return QQPoints(reference, sample)
+    if len(ys) < len(xs):
+        xs = stats.mstats.mquantiles(xs, plotting_pos(len(ys), 0.0)).data
+    elif len(xs) < len(ys):
+        ys = stats.mstats.mquantiles(ys, plotting_pos(len(xs), 0.0)).data
+    return QQPoints(xs, ys)
 
 
 def qq_against_distribution(sample: Sequence[float], distribution=stats.norm, fit: bool = True) -> QQPoints:

@@ -32,7 +32,7 @@ def skip_bigram_counts(tokens: Sequence[str], max_skip: int | None, unigrams: bo
     """ROUGE-1.5.5's skip-bigram units (with ``unigrams``: its ROUGE-SU units), see module docstring."""
     n = len(tokens)
     reach = n if max_skip is None or max_skip < 0 else max_skip + 1
-    counts = Counter()
+    counts: Counter = Counter()
     for gap in range(1, min(reach, n - 1) + 1):
         counts.update(zip(tokens, tokens[gap:], strict=False))
     if unigrams and n > 1:

@@ -72,17 +72,18 @@ def _porter_module_alone() -> ModuleType:
     stem_package = ModuleType("nltk.stem")
     stem_package.__path__ = [os.path.join(location, "stem") for location in nltk_package.__path__]
     sys.modules.update({"nltk": nltk_package, "nltk.stem": stem_package})
+    module: ModuleType | None
     try:
-        porter = importlib.import_module("nltk.stem.porter")
+        module = importlib.import_module("nltk.stem.porter")
     except Exception:
-        porter = None
+        module = None
     finally:
         for name in set(sys.modules) - before:
             if name == "nltk" or name.startswith("nltk."):
                 del sys.modules[name]
-    if porter is None:
-        from nltk.stem import porter
-    return porter
+    if module is None:
+        module = importlib.import_module("nltk.stem.porter")  # the whole of nltk, the slow way
+    return module
 
 
 @lru_cache(maxsize=200_000)

@@ -31,14 +31,13 @@ class TestResult:
 
 
 def _paired(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape or a.ndim != 1:
-        raise ValueError(
-            f"per-topic scores must be paired 1-D sequences of equal length, got {a.shape}, {b.shape}"
-        )
-    if len(a) < 2:
+    first, second = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if first.shape != second.shape or first.ndim != 1:
+        shapes = f"{first.shape}, {second.shape}"
+        raise ValueError(f"per-topic scores must be paired 1-D sequences of equal length, got {shapes}")
+    if len(first) < 2:
         raise ValueError("a paired test needs at least two topics")
-    return a - b
+    return first - second
 
 
 def paired_t_test(a: Sequence[float], b: Sequence[float]) -> TestResult:
