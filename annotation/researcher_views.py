@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from .assignment import block_annotator, unblock_annotator
 from .forms import ProjectForm
+from .inputs import spreadsheet_safe
 from .models import Judgement, JudgementRevision, Membership, Project
 from .permissions import AuthenticatedHttpRequest, is_researcher, owned_project
 from .progress import project_progress_figures
@@ -134,6 +135,10 @@ JUDGEMENT_COLUMNS = [
 ]
 
 
+# Columns of text someone else typed (ids, usernames, answers): escaped so no spreadsheet runs them.
+TEXT_COLUMNS = {"kind", "topic", "document", "document_b", "annotator", "answer"}
+
+
 def judgement_records(project: Project, *, every_version: bool = False) -> Iterator[dict]:
     """Every judgement of the project with who judged what and when, in submission order.
 
@@ -189,7 +194,12 @@ def judgements_download(
             yield writer.writerow(JUDGEMENT_COLUMNS)
             for record in records:
                 record["answer"] = json.dumps(record["answer"], ensure_ascii=False)
-                yield writer.writerow([record[column] for column in JUDGEMENT_COLUMNS])
+                yield writer.writerow(
+                    [
+                        spreadsheet_safe(record[column]) if column in TEXT_COLUMNS else record[column]
+                        for column in JUDGEMENT_COLUMNS
+                    ]
+                )
 
         response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     else:

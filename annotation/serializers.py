@@ -3,11 +3,42 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
+from .inputs import InputError, identifier
 from .models import Project
 from .task_types import AnswerError, validate_config
 
 
-class ProjectSerializer(serializers.ModelSerializer):
+class StrictSerializer(serializers.Serializer):
+    """Refuses keys it does not know (a misspelt ``titel`` or ``pool_dept`` is an error naming the
+    key, not silently ignored) and a body that is not a JSON object."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError({"non_field_errors": ["expected a JSON object"]})
+        unknown = sorted(set(data) - set(self.fields))
+        if unknown:
+            known = ", ".join(self.fields)
+            raise serializers.ValidationError(
+                {key: [f"unknown field; the known ones are {known}"] for key in unknown}
+            )
+        return super().to_internal_value(data)
+
+
+class IdentifierField(serializers.CharField):
+    """An id of a topic, document or run: NFC-normalised, no whitespace or invisible characters
+    (``annotation.inputs.identifier``)."""
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value == "":  # an optional id left blank (allow_blank); a required one never gets here
+            return value
+        try:
+            return identifier(value, max_length=self.max_length or 200)
+        except InputError as error:
+            raise serializers.ValidationError(str(error)) from error
+
+
+class ProjectSerializer(StrictSerializer, serializers.ModelSerializer):
     annotators = serializers.SlugRelatedField(
         slug_field="username", many=True, required=False, queryset=get_user_model().objects.all()
     )
@@ -16,6 +47,8 @@ class ProjectSerializer(serializers.ModelSerializer):
         model = Project
         fields = ["id", *Project.SETTINGS, "config", "annotators", "created_at"]
         read_only_fields = ["id", "created_at"]
+        # k = 0 would break the database's check constraint (a 500) instead of answering 400.
+        extra_kwargs = {"assignments_per_task": {"min_value": 1}}
 
     def validate(self, attrs):
         task_type = attrs.get(
@@ -29,24 +62,22 @@ class ProjectSerializer(serializers.ModelSerializer):
         return attrs
 
 
-class TopicInSerializer(serializers.Serializer):
-    id = serializers.CharField(max_length=100)
+class TopicInSerializer(StrictSerializer):
+    id = IdentifierField(max_length=100)
     title = serializers.CharField()
     description = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class DocumentInSerializer(serializers.Serializer):
-    id = serializers.CharField(max_length=200)
+class DocumentInSerializer(StrictSerializer):
+    id = IdentifierField(max_length=200)
     title = serializers.CharField(required=False, allow_blank=True, default="")
     text = serializers.CharField()
 
 
-class ItemInSerializer(serializers.Serializer):
-    topic = serializers.CharField(
-        max_length=100, required=False, allow_null=True, allow_blank=True, default=None
-    )
-    document = serializers.CharField(max_length=200)
-    document_b = serializers.CharField(
+class ItemInSerializer(StrictSerializer):
+    topic = IdentifierField(max_length=100, required=False, allow_null=True, allow_blank=True, default=None)
+    document = IdentifierField(max_length=200)
+    document_b = IdentifierField(
         max_length=200,
         required=False,
         allow_null=True,

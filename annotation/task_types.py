@@ -26,6 +26,8 @@ from typing import Any, ClassVar
 
 # Likert gold answers match when every dimension is within this many scale points.
 LIKERT_GOLD_TOLERANCE = 1
+# A label is stored in a 16-bit integer column (Judgement.label, SnapshotLabel.label).
+LABEL_RANGE = (-(2**15), 2**15 - 1)
 
 
 class AnswerError(ValueError):
@@ -276,6 +278,10 @@ class GradedRelevance(LabelTaskType):
         values = [_integer(level.get("value"), f"levels[{i}].value") for i, level in enumerate(levels)]
         if len(set(values)) != len(values):
             raise AnswerError("field 'levels': level values must differ")
+        low, high = LABEL_RANGE
+        outside = next((value for value in values if not low <= value <= high), None)
+        if outside is not None:
+            raise AnswerError(f"field 'levels': a level value is between {low} and {high}, not {outside}")
 
     def label_names(self, config: dict[str, Any]) -> dict[int, str]:
         return {level["value"]: str(level.get("label", level["value"])) for level in config["levels"]}

@@ -24,6 +24,7 @@ from rest_framework.views import APIView
 
 from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
+from cranfield.parsers import DepthLimitedJSONParser
 
 from .collection import ImportFailed, import_from_body
 from .ground_truth.diff import diff_snapshots
@@ -201,6 +202,8 @@ class CollectionImportView(APIView):
     """
 
     permission_classes = [IsResearcher]
+    # JSON only: a form-encoded or multipart body is a 415, not an empty import answered 201.
+    parser_classes = [DepthLimitedJSONParser]
 
     @extend_schema(request=ImportSerializer, responses={201: ImportSummarySerializer})
     def post(self, request: Request, project_pk: int) -> Response:

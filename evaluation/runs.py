@@ -3,19 +3,22 @@ store, and pool (``pooling``) into the items annotators judge."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 from annotation.importing import Catalogue, ImportProblem
+from annotation.inputs import InputError, identifier
 from annotation.models import Project
 from evaluation.metrics.trec_io import Run as RankedLists
 from evaluation.metrics.trec_io import TrecFormatError, read_run, trec_order
 from evaluation.models import Run, RunEntry
 from evaluation.pooling import depth_k_pool
 
+# Run.tag's column width.
+TAG_LENGTH = 200
 
-def parse_runs(
-    project: Project, texts: Sequence[str], catalogue: Catalogue
-) -> list[tuple[str, RankedLists]]:
+
+def parse_runs(project: Project, texts: Sequence[str], catalogue: Catalogue) -> list[tuple[str, RankedLists]]:
     """Each text is one TREC run file (``qid Q0 docno rank score tag``); returns ``(tag, run)`` pairs.
 
     Raises ImportProblem naming ``runs[i]`` (and the line) for a malformed file, an empty one, a
@@ -31,6 +34,11 @@ def parse_runs(
             raise ImportProblem(field, str(error)) from error
         if not run:
             raise ImportProblem(field, "the run has no lines")
+        try:
+            tag = identifier(tag, max_length=TAG_LENGTH)
+            run = normalised_ids(run)
+        except InputError as error:
+            raise ImportProblem(field, f"run tag {tag!r}: {error}") from error
         if tag in existing_tags:
             raise ImportProblem(field, f"a run tagged {tag!r} already exists in this project")
         existing_tags.add(tag)
@@ -44,6 +52,17 @@ def parse_runs(
                 )
         parsed.append((tag, run))
     return parsed
+
+
+def normalised_ids(run: RankedLists) -> RankedLists:
+    """The run with its topic and document ids NFC-normalised, as imported ids are, so that two
+    spellings of one id meet."""
+    return {
+        unicodedata.normalize("NFC", topic): {
+            unicodedata.normalize("NFC", doc): s for doc, s in scores.items()
+        }
+        for topic, scores in run.items()
+    }
 
 
 def store_runs(project: Project, parsed: Sequence[tuple[str, RankedLists]], pool_depth: int) -> None:

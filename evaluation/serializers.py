@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from annotation.serializers import DocumentInSerializer, GoldInSerializer, ItemInSerializer, TopicInSerializer
+from annotation.serializers import (
+    DocumentInSerializer,
+    GoldInSerializer,
+    ItemInSerializer,
+    StrictSerializer,
+    TopicInSerializer,
+)
 
 
-class ImportSerializer(serializers.Serializer):
+class ImportSerializer(StrictSerializer):
     topics = TopicInSerializer(many=True, required=False, default=list)
     documents = DocumentInSerializer(many=True, required=False, default=list)
     runs = serializers.ListField(
@@ -16,7 +22,8 @@ class ImportSerializer(serializers.Serializer):
         default=list,
         help_text="Each item is the text of one TREC run file: `qid Q0 docno rank score tag` per line.",
     )
-    pool_depth = serializers.IntegerField(min_value=1, default=10)
+    # Deeper than any run worth pooling, and far inside the database's integer range.
+    pool_depth = serializers.IntegerField(min_value=1, max_value=100_000, default=10)
     items = ItemInSerializer(
         many=True,
         required=False,
@@ -29,6 +36,19 @@ class ImportSerializer(serializers.Serializer):
     qualification = GoldInSerializer(
         many=True, required=False, default=list, help_text="Questions of the qualification test."
     )
+
+    def validate(self, attrs):
+        if not any(
+            attrs.get(key) for key in ("topics", "documents", "runs", "items", "gold", "qualification")
+        ):
+            raise serializers.ValidationError(
+                {
+                    "non_field_errors": [
+                        "nothing to import: give topics, documents, runs, items, gold or qualification"
+                    ]
+                }
+            )
+        return attrs
 
 
 class ImportSummarySerializer(serializers.Serializer):

@@ -20,6 +20,7 @@ from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from annotation import inputs
 from annotation.models import Membership, Project, Task
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from annotation.progress import project_progress_figures
@@ -95,9 +96,11 @@ def project_import(request: AuthenticatedHttpRequest, project_id: int) -> HttpRe
         upload = request.FILES.get("file")
         text = upload.read().decode("utf-8", errors="replace") if upload else request.POST.get("body", "")
         try:
-            summary = import_from_body(project, json.loads(text))
+            summary = import_from_body(project, inputs.loads(text))
         except json.JSONDecodeError as error:
             errors = [f"line {error.lineno}, column {error.colno}: not valid JSON ({error.msg})"]
+        except inputs.InputError as error:
+            errors = [str(error)]
         except ImportFailed as failure:
             errors = failure.as_lines()
         else:

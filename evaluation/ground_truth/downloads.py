@@ -8,6 +8,7 @@ import json
 
 from django.http import HttpResponse
 
+from annotation.inputs import spreadsheet_safe
 from evaluation.metrics.trec_io import Qrels, write_qrels
 from evaluation.models import GroundTruthSnapshot
 
@@ -81,12 +82,6 @@ def rating_summary(snapshot: GroundTruthSnapshot) -> dict:
             for task, topic, document, document_b, confidence, n, details in rows
         ],
     }
-
-
-def spreadsheet_safe(text: str | None) -> str:
-    """Text for a CSV cell that no spreadsheet will run as a formula (OWASP's CSV injection advice)."""
-    text = "" if text is None else str(text)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def ratings_json_response(snapshot: GroundTruthSnapshot) -> HttpResponse:
