@@ -174,9 +174,12 @@ SPECTACULAR_SETTINGS = {
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Misses and drops instead of failing while Redis is down (cranfield/cache.py).
+            "BACKEND": "cranfield.cache.ForgivingRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "cranfield",
+            # A Redis that hangs costs a request half a second, not a worker.
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
     }
     # Read sessions from the shared cache, write them through to the database. Only with a shared
