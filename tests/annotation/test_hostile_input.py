@@ -139,3 +139,19 @@ def test_the_judgement_download_escapes_what_a_spreadsheet_would_run(client, res
         "'-2+3",
     )
     assert rows[0]["label"] == "1"
+
+
+def test_the_api_docs_load_nothing_from_another_site(client, researcher):
+    client.force_login(researcher)
+    page = client.get("/api/docs/").content.decode()
+    assert "swagger-ui" in page
+    assert "cdn." not in page and "https://" not in page.replace("https://swagger.io", "")
+
+
+@pytest.mark.parametrize("password", ["12345678", "password1"])
+def test_numeric_and_common_passwords_are_refused(password):
+    from django.contrib.auth.password_validation import validate_password
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError):
+        validate_password(password)
