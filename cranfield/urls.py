@@ -1,12 +1,14 @@
+from csp.decorators import csp_update
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from annotation.api import ProjectViewSet
 from evaluation.api import SnapshotViewSet
 
+docs_view = SpectacularSwaggerSplitView.as_view(url_name="schema")
 router = DefaultRouter()
 router.register("projects", ProjectViewSet, basename="project")
 
@@ -31,5 +33,12 @@ urlpatterns = [
     ),
     path("api/projects/<int:project_pk>/snapshots/<int:version>/diff/", snapshot_diff, name="snapshot-diff"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # Swagger UI injects one <style> element; its page alone allows inline styles (scripts stay files).
+    path(
+        "api/docs/",
+        csp_update({"style-src": ["'unsafe-inline'"]})(
+            SpectacularSwaggerSplitView.as_view(url_name="schema")
+        ),
+        name="api-docs",
+    ),
 ]

@@ -31,11 +31,19 @@ def browser():
 
 @pytest.fixture
 def page(browser):
+    """A fresh page; the test fails if the site's Content-Security-Policy blocked anything on it
+    (a script, a style or a resource the pages need, or something loaded from another site)."""
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     page = context.new_page()
     page.set_default_timeout(15_000)
+    blocked: list[str] = []
+    page.on(
+        "console",
+        lambda message: blocked.append(message.text) if "Content Security Policy" in message.text else None,
+    )
     yield page
     context.close()
+    assert not blocked, f"the Content-Security-Policy blocked: {blocked}"
 
 
 @pytest.fixture(scope="session")
@@ -56,3 +64,16 @@ def log_in(page, base_url: str, username: str, password: str) -> None:
 def keyboard_ready(page) -> None:
     """Wait until the judging page's keyboard script is listening (it loads deferred)."""
     page.locator("html[data-keyboard=ready]").wait_for(state="attached")
+
+
+def wait_until(page, expression: str, timeout: float = 15.0) -> None:
+    """Poll a JavaScript expression until it is true. Playwright's ``wait_for_function`` evaluates its
+    predicate with ``eval`` inside the page, which the site's Content-Security-Policy forbids (as it
+    should); ``page.evaluate`` goes through the debugging protocol instead."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for: {expression}")
+        page.wait_for_timeout(100)

@@ -7,7 +7,7 @@ import pytest
 
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.models import GroundTruthJob
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, wait_until
 from tests.groundtruth.builders import items, judge, label_project
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -33,7 +33,7 @@ def test_the_progress_bar_follows_the_job_and_announces_the_new_version(
     assert bar.get_attribute("value") == "0.050"
 
     GroundTruthJob.objects.filter(pk=job.pk).update(stage="aggregation: majority", progress=0.5)
-    page.wait_for_function(f"document.querySelector('#job-{job.pk} progress').value === 0.5")
+    wait_until(page, f"document.querySelector('#job-{job.pk} progress').value === 0.5")
     assert page.locator(f"#job-{job.pk} [data-field=stage]").inner_text() == "aggregation: majority"
     assert page.locator(f"#job-{job.pk} [data-field=percent]").inner_text() == "50 %"
 

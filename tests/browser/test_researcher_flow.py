@@ -12,7 +12,7 @@ from django.contrib.auth.models import Group
 from annotation.assignment import claim_next_task, submit_judgement
 from annotation.models import Project, Task
 from annotation.permissions import RESEARCHERS_GROUP
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -59,9 +59,16 @@ def test_a_researcher_creates_a_likert_project_imports_items_and_watches_progres
         scores = {"quality": 4, "coherence": 3, "diversity": 2, "importance": 5}
         submit_judgement(assignment.pk, rater, {"scores": scores})
     # The page polls its progress endpoint: the figures change without a reload.
-    page.wait_for_function(
-        "document.querySelector('[data-figure=\"judgements_done\"]').textContent === '2'", timeout=15_000
-    )
+    wait_until(page, "document.querySelector('[data-figure=\"judgements_done\"]').textContent === '2'")
     assert page.locator('[data-figure="items_complete"]').inner_text() == "1"
     assert page.locator('[data-figure="judgements_remaining"]').inner_text() == "8"
     page.screenshot(path=str(artifacts / "researcher-dashboard.png"), full_page=True)
+
+
+def test_the_api_docs_render_from_this_server_under_the_content_security_policy(
+    live_server, page, researcher, artifacts
+):
+    log_in(page, live_server.url, "owner", "owner-password")
+    page.goto(f"{live_server.url}/api/docs/")
+    page.get_by_text("/api/projects/{project_pk}/import/").first.wait_for()
+    page.screenshot(path=str(artifacts / "api-docs.png"))
