@@ -21,4 +21,9 @@ app.conf.beat_schedule = {
         "task": "evaluation.ground_truth.jobs.recompute_all_ground_truths",
         "schedule": float(os.environ.get("GROUND_TRUTH_SCHEDULE_SECONDS", "3600")),
     },
+    # Jobs lost with a worker or a Redis restart are sent again within minutes.
+    "resend-lost-ground-truth-jobs": {
+        "task": "evaluation.ground_truth.jobs.resend_lost_ground_truth_jobs",
+        "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
+    },
 }

@@ -266,6 +266,13 @@ def recompute_all_ground_truths() -> int:
     return queued
 
 
+@shared_task(acks_late=True)
+def resend_lost_ground_truth_jobs() -> int:
+    """Beat job, every few minutes: send again the jobs that were lost (``resend_lost_jobs``), so a
+    job lost with a dying worker or a Redis restart is found within minutes, not at the hourly run."""
+    return resend_lost_jobs()
+
+
 def on_judgements_changed(sender, project_id: int, **kwargs) -> None:
     """Receiver of ``annotation.signals.judgements_changed``: a debounced ground-truth job."""
     request_ground_truth(project_id)

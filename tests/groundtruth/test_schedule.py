@@ -28,7 +28,7 @@ def queued(monkeypatch):
     return calls
 
 
-def test_every_project_gets_one_run_and_a_second_tick_adds_none(
+def test_every_project_gets_one_job_and_a_second_tick_adds_none(
     researcher, annotators, queued, django_capture_on_commit_callbacks
 ):
     first = make_project(researcher, annotators)
@@ -43,7 +43,7 @@ def test_every_project_gets_one_run_and_a_second_tick_adds_none(
     assert len(queued) == 2
 
 
-def test_a_run_queued_longer_than_any_delivery_takes_is_sent_again(
+def test_a_job_queued_longer_than_any_delivery_takes_is_sent_again(
     researcher, annotators, queued, settings, django_capture_on_commit_callbacks
 ):
     settings.GROUND_TRUTH_DEBOUNCE_SECONDS = 10
@@ -60,7 +60,7 @@ def test_a_run_queued_longer_than_any_delivery_takes_is_sent_again(
     assert resend_lost_jobs() == 0  # started runs are the broker's business (redelivery)
 
 
-def test_runs_that_found_nothing_new_are_pruned_after_a_week_and_the_others_kept(researcher, annotators):
+def test_jobs_that_found_nothing_new_are_pruned_after_a_week_and_the_others_kept(researcher, annotators):
     project = make_project(researcher, annotators)
     long_ago = timezone.now() - timedelta(days=8)
     yesterday = timezone.now() - timedelta(days=1)
@@ -81,3 +81,17 @@ def test_the_beat_schedule_names_the_registered_job():
     entry = app.conf.beat_schedule["recompute-ground-truths"]
     assert entry["task"] == recompute_all_ground_truths.name
     assert entry["schedule"] > 0
+
+
+def test_lost_jobs_are_looked_for_every_few_minutes(researcher, annotators, queued, settings):
+    from evaluation.ground_truth.jobs import resend_lost_ground_truth_jobs
+
+    entry = app.conf.beat_schedule["resend-lost-ground-truth-jobs"]
+    assert entry["task"] == resend_lost_ground_truth_jobs.name
+    assert 0 < entry["schedule"] <= 600
+    project = make_project(researcher, annotators)
+    lost = GroundTruthJob.objects.create(project=project)
+    waited = settings.GROUND_TRUTH_DEBOUNCE_SECONDS + settings.BROKER_VISIBILITY_TIMEOUT + 1
+    GroundTruthJob.objects.filter(pk=lost.pk).update(created_at=timezone.now() - timedelta(seconds=waited))
+    assert resend_lost_ground_truth_jobs() == 1
+    assert queued == [(project.pk, lost.pk)]
