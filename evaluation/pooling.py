@@ -1,11 +1,15 @@
-"""Pooling: the union of the top-k documents of several runs, per topic (Spärck Jones & van Rijsbergen 1975).
+"""Pooling: which documents of the runs get judged, and in what order. Pure functions; no Django.
 
-Pure functions on plain data; no Django.
+- depth-k: the union of every run's top k documents per topic (Spärck Jones & van Rijsbergen 1975);
+- fixed budget: judge a topic's pool in depth order until the budget is spent (``depth_order``), or
+  let the runs that keep finding relevant documents go first (``move_to_front``, Cormack, Palmer &
+  Clarke 1998), which finds more relevant documents for the same number of judgements.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 
 from evaluation.metrics.trec_io import Run, trec_order
 
@@ -26,3 +30,60 @@ def depth_k_pool(runs: Iterable[Run], depth: int) -> dict[str, dict[str, int]]:
                 if rank < topic_pool.get(docid, rank + 1):
                     topic_pool[docid] = rank
     return pool
+
+
+def depth_order(rankings: Sequence[Sequence[str]], budget: int) -> list[str]:
+    """The first ``budget`` documents of one topic's pool in depth order: every run's first document,
+    then every run's second, … (runs in the order given), each document once. Judging a depth-k pool
+    in this order and stopping at ``budget`` is the fixed-budget baseline ``move_to_front`` improves on."""
+    order: list[str] = []
+    seen: set[str] = set()
+    for depth in range(max((len(r) for r in rankings), default=0)):
+        for ranking in rankings:
+            if depth < len(ranking) and ranking[depth] not in seen:
+                seen.add(ranking[depth])
+                order.append(ranking[depth])
+                if len(order) == budget:
+                    return order
+    return order
+
+
+def move_to_front(
+    rankings: Sequence[Sequence[str]], budget: int, is_relevant: Callable[[str], bool]
+) -> list[str]:
+    """Move-to-front pooling (Cormack, Palmer & Clarke 1998) for one topic: the documents to judge,
+    in the order they are judged, at most ``budget`` of them.
+
+    The runs wait in a queue. The run at the front offers its best document not judged yet; it is
+    judged (``is_relevant``, the assessor); while its documents are relevant the run stays at the
+    front, and after a non-relevant one it goes to the back. Runs that find relevant documents
+    are so read deeper, and runs that do not stop costing judgements. Adaptive: the order depends on
+    the answers, so in the app it is driven by the judgements as they arrive.
+    """
+    queue = deque(range(len(rankings)))
+    position = [0] * len(rankings)
+    judged: list[str] = []
+    seen: set[str] = set()
+    while queue and len(judged) < budget:
+        run = queue[0]
+        ranking = rankings[run]
+        while position[run] < len(ranking) and ranking[position[run]] in seen:
+            position[run] += 1
+        if position[run] == len(ranking):
+            queue.popleft()  # nothing left to offer
+            continue
+        document = ranking[position[run]]
+        seen.add(document)
+        judged.append(document)
+        if not is_relevant(document):
+            queue.rotate(-1)
+    return judged
+
+
+def relevant_found(order: Sequence[str], relevant: set[str]) -> list[int]:
+    """How many relevant documents the first 1, 2, … judgements of ``order`` found (a gain curve)."""
+    found, curve = 0, []
+    for document in order:
+        found += document in relevant
+        curve.append(found)
+    return curve

@@ -38,7 +38,7 @@ def parse_smart(text: str) -> list[dict[str, str]]:
     return records
 
 
-def bm25_run(queries, docs, field_of, k1=1.2, b=0.75):
+def bm25_run(queries, docs, field_of, k1=1.2, b=0.75, depth=RUN_DEPTH):
     tokens = {d["id"]: TOKEN.findall(field_of(d).lower()) for d in docs}
     avg_len = sum(len(t) for t in tokens.values()) / len(tokens)
     df = Counter(term for t in tokens.values() for term in set(t))
@@ -55,7 +55,7 @@ def bm25_run(queries, docs, field_of, k1=1.2, b=0.75):
                 score += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len(tokens[docid]) / avg_len))
             if score > 0:
                 scores[docid] = round(score, 4)
-        run[qid] = dict(sorted(scores.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:RUN_DEPTH])
+        run[qid] = dict(sorted(scores.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:depth])
     return run
 
 
