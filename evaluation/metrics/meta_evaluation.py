@@ -1,0 +1,190 @@
+"""How far an automatic metric agrees with human judgement (pure; no Django).
+
+Scores come as ``(system, input, value)`` records — one output of one system for one input (a
+document, a dialogue, a source sentence) — one set from a metric, one from a human dimension.
+
+- **Correlation at the field's three levels** (Peyrard 2019; Bhandari et al. 2020; the WMT metrics
+  tasks): *summary level* — per input, over the systems' outputs for it, then averaged; *system
+  level* — over the systems' mean scores; *global* — over every output. Pearson, Spearman and
+  Kendall (τ-b) as SciPy computes them, with percentile bootstrap intervals over inputs.
+- **Williams' test** (Williams 1959; Graham & Baldwin 2014, eq. 2) for whether one metric
+  correlates with the humans better than another, allowing for the two metrics' own correlation.
+- **Pairwise system-ranking accuracy** (Mathur et al. 2020; Kocmi et al. 2021): the share of system
+  pairs a metric orders as the humans do.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+Record = tuple[str, str, float]  # (system, input, value)
+METHODS = ("pearson", "spearman", "kendall")
+LEVELS = ("summary", "system", "global")
+
+
+def correlation(x: Sequence[float], y: Sequence[float], method: str = "pearson") -> float:
+    """SciPy's Pearson r, Spearman ρ or Kendall τ-b; NaN when either side is constant."""
+    from scipy import stats
+
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    if len(x) != len(y) or len(x) < 2:
+        raise ValueError("a correlation needs two paired sequences of at least two values")
+    if np.ptp(np.asarray(x, dtype=float)) == 0 or np.ptp(np.asarray(y, dtype=float)) == 0:
+        return math.nan
+    function = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[method]
+    return float(function(x, y).statistic)
+
+
+def paired(metric: Iterable[Record], human: Iterable[Record]) -> dict[tuple[str, str], tuple[float, float]]:
+    """``{(system, input): (metric value, human value)}`` for the outputs both score; a repeated
+    (system, input) is an error (average the annotators' ratings first)."""
+    table: dict[tuple[str, str], list[float | None]] = {}
+    for position, records in enumerate((metric, human)):
+        for system, item, value in records:
+            row = table.setdefault((system, item), [None, None])
+            if row[position] is not None:
+                side = ("metric", "human")[position]
+                raise ValueError(f"{side} scores give system {system!r} on input {item!r} twice")
+            row[position] = float(value)
+    return {key: (m, h) for key, (m, h) in table.items() if m is not None and h is not None}
+
+
+def level_correlation(pairs: dict[tuple[str, str], tuple[float, float]], level: str, method: str) -> float:
+    """The correlation of metric and human scores at one level (see the module docstring)."""
+    if level == "global":
+        values = list(pairs.values())
+        return correlation([m for m, _ in values], [h for _, h in values], method)
+    if level == "system":
+        sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+        for (system, _), (m, h) in pairs.items():
+            total = sums[system]
+            total[0] += m
+            total[1] += h
+            total[2] += 1
+        means = [(m / n, h / n) for m, h, n in sums.values()]
+        return correlation([m for m, _ in means], [h for _, h in means], method)
+    if level == "summary":
+        by_input: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        for (_, item), values in pairs.items():
+            by_input[item].append(values)
+        per_input = [
+            correlation([m for m, _ in rows], [h for _, h in rows], method)
+            for rows in by_input.values()
+            if len(rows) >= 2
+        ]
+        defined = [value for value in per_input if not math.isnan(value)]
+        return float(np.mean(defined)) if defined else math.nan
+    raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+
+
+@dataclass(frozen=True)
+class Correlation:
+    level: str
+    method: str
+    value: float
+    low: float
+    high: float
+    n: int  # outputs (global), systems (system) or inputs (summary)
+
+
+def correlations(
+    metric: Iterable[Record],
+    human: Iterable[Record],
+    *,
+    levels: Sequence[str] = LEVELS,
+    methods: Sequence[str] = METHODS,
+    resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> list[Correlation]:
+    """Every level × method, each with a percentile bootstrap interval over inputs (the inputs are
+    resampled with replacement and every output of a drawn input comes with it; ``resamples=0``
+    leaves the interval NaN)."""
+    pairs = paired(metric, human)
+    inputs = sorted({item for _, item in pairs})
+    by_input: dict[str, list[tuple[str, tuple[float, float]]]] = defaultdict(list)
+    for (system, item), values in pairs.items():
+        by_input[item].append((system, values))
+    rng = np.random.default_rng(seed)
+    draws = [rng.integers(0, len(inputs), len(inputs)) for _ in range(resamples)]
+    results = []
+    for level in levels:
+        for method in methods:
+            value = level_correlation(pairs, level, method)
+            replicates = []
+            for draw in draws:
+                sample = {
+                    (system, f"{item}#{copy}"): values
+                    for copy, index in enumerate(draw)
+                    for item in (inputs[index],)
+                    for system, values in by_input[item]
+                }
+                replicate = level_correlation(sample, level, method)
+                if not math.isnan(replicate):
+                    replicates.append(replicate)
+            tail = (1 - confidence) / 2 * 100
+            low, high = (
+                (float(np.percentile(replicates, tail)), float(np.percentile(replicates, 100 - tail)))
+                if replicates
+                else (math.nan, math.nan)
+            )
+            size = {"global": len(pairs), "system": len({s for s, _ in pairs}), "summary": len(inputs)}[level]
+            results.append(Correlation(level, method, value, low, high, size))
+    return results
+
+
+@dataclass(frozen=True)
+class WilliamsResult:
+    t: float
+    p_value: float  # one-sided: the first metric correlates with the humans more than the second
+    degrees_of_freedom: int
+
+
+def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsResult:
+    """Williams' test of r12 > r13, where 1 is the human score and 2, 3 are two metrics, all three
+    correlations on the same ``n`` items (Graham & Baldwin 2014, eq. 2):
+
+    t = (r12 − r13) √((n−1)(1+r23)) / √(2 (n−1)/(n−3) |R| + ((r12+r13)/2)² (1−r23)³),
+    |R| = 1 − r12² − r13² − r23² + 2 r12 r13 r23, with n − 3 degrees of freedom.
+    """
+    from scipy import stats
+
+    if n <= 3:
+        raise ValueError("Williams' test needs more than three items")
+    determinant = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    numerator = (r12 - r13) * math.sqrt((n - 1) * (1 + r23))
+    denominator = math.sqrt(2 * (n - 1) / (n - 3) * determinant + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3)
+    t = numerator / denominator
+    return WilliamsResult(t, float(stats.t.sf(t, n - 3)), n - 3)
+
+
+def pairwise_accuracy(metric: dict[str, float], human: dict[str, float]) -> float:
+    """The share of system pairs, among those the humans tell apart, that the metric orders the same
+    way (a metric tie counts as a disagreement)."""
+    systems = sorted(set(metric) & set(human))
+    agree = total = 0
+    for index, a in enumerate(systems):
+        for b in systems[index + 1 :]:
+            human_sign = np.sign(human[a] - human[b])
+            if human_sign == 0:
+                continue
+            total += 1
+            agree += np.sign(metric[a] - metric[b]) == human_sign
+    if total == 0:
+        raise ValueError("the humans tell no two systems apart")
+    return agree / total
+
+
+def system_means(records: Iterable[Record]) -> dict[str, float]:
+    """Each system's mean score over its outputs."""
+    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for system, _, value in records:
+        sums[system][0] += value
+        sums[system][1] += 1
+    return {system: total / count for system, (total, count) in sums.items()}

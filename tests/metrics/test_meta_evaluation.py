@@ -1,0 +1,128 @@
+"""Metric-versus-human correlation at three levels, Williams' test and pairwise accuracy, against
+SciPy on the same vectors and a hand computation; and on DialSummEval (a test fixture only: its
+terms forbid shipping it) against the figures its PROVENANCE.md gives."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections import defaultdict
+
+import pytest
+from scipy import stats
+
+from evaluation.metrics.meta_evaluation import (
+    correlations,
+    level_correlation,
+    paired,
+    pairwise_accuracy,
+    system_means,
+    williams_test,
+)
+
+SYSTEMS = [f"s{i}" for i in range(6)]
+INPUTS = [f"d{i}" for i in range(30)]
+
+
+def generated(seed: int = 1):
+    rng = random.Random(seed)
+    quality = {system: rng.random() for system in SYSTEMS}
+    human, metric = [], []
+    for system in SYSTEMS:
+        for item in INPUTS:
+            truth = quality[system] + rng.gauss(0, 0.3)
+            human.append((system, item, round(truth * 4 + 1, 2)))
+            metric.append((system, item, truth + rng.gauss(0, 0.4)))
+    return metric, human
+
+
+@pytest.mark.parametrize("method", ["pearson", "spearman", "kendall"])
+def test_each_level_is_scipys_correlation_of_the_right_vectors(method):
+    metric, human = generated()
+    pairs = paired(metric, human)
+    function = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[method]
+    flat = list(pairs.values())
+    assert level_correlation(pairs, "global", method) == pytest.approx(
+        function([m for m, _ in flat], [h for _, h in flat]).statistic
+    )
+    m_means, h_means = system_means(metric), system_means(human)
+    assert level_correlation(pairs, "system", method) == pytest.approx(
+        function([m_means[s] for s in SYSTEMS], [h_means[s] for s in SYSTEMS]).statistic
+    )
+    per_input = [
+        function([pairs[s, d][0] for s in SYSTEMS], [pairs[s, d][1] for s in SYSTEMS]).statistic
+        for d in INPUTS
+    ]
+    assert level_correlation(pairs, "summary", method) == pytest.approx(sum(per_input) / len(per_input))
+
+
+def test_bootstrap_intervals_surround_the_values_and_repeat_with_a_seed():
+    metric, human = generated(2)
+    first = correlations(metric, human, resamples=200, seed=4)
+    assert first == correlations(metric, human, resamples=200, seed=4)
+    assert len(first) == 9
+    for result in first:
+        assert result.low <= result.value <= result.high, result
+    assert {r.n for r in first if r.level == "system"} == {len(SYSTEMS)}
+
+
+def test_williams_test_equals_a_hand_computation():
+    # r12 = 0.6 (metric A with humans), r13 = 0.4 (metric B with humans), r23 = 0.5 (A with B), n = 50:
+    # |R| = 1 - .36 - .16 - .25 + 2(.6)(.4)(.5) = 0.47
+    # t = 0.2 √(49 × 1.5) / √(2 × 49/47 × 0.47 + (1.0/2)² × 0.5³) = 1.714643 / 1.005609 = 1.705079
+    result = williams_test(0.6, 0.4, 0.5, 50)
+    assert result.t == pytest.approx(0.2 * math.sqrt(73.5) / math.sqrt(2 * 49 / 47 * 0.47 + 0.25 * 0.125))
+    assert result.t == pytest.approx(1.705079, abs=1e-6)
+    assert result.degrees_of_freedom == 47
+    assert result.p_value == pytest.approx(stats.t.sf(1.705079, 47), abs=1e-6)
+    assert williams_test(0.4, 0.6, 0.5, 50).t == pytest.approx(-result.t)  # antisymmetric
+    assert williams_test(0.5, 0.5, 0.9, 30).p_value == pytest.approx(0.5)  # equal correlations
+
+
+def test_pairwise_accuracy_counts_pairs_ordered_as_the_humans_order_them():
+    human = {"a": 3.0, "b": 2.0, "c": 1.0, "d": 1.0}
+    metric = {"a": 0.9, "b": 0.5, "c": 0.7, "d": 0.1}
+    # Pairs the humans tell apart: ab ac ad bc bd (c = d is a human tie); the metric gets bc wrong.
+    assert pairwise_accuracy(metric, human) == pytest.approx(4 / 5)
+
+
+MODEL_NAMES = {"A": "GOLD", "B": "LONGEST_3", "D": "PGN", "E": "Transformer", "F": "BART"}
+
+
+@pytest.fixture(scope="module")
+def dialsummeval(data_set):
+    rows = [json.loads(line) for line in (data_set("summ_dialsummeval") / "human_judgment.jsonl").open()]
+    assert len(rows) == 1400
+    return rows
+
+
+def test_dialsummeval_mean_relevance_per_system_equals_its_provenance(dialsummeval):
+    relevance = [
+        (row["model_id"], row["id"], sum(a["relevance"] for a in row["annotations"]) / 3)
+        for row in dialsummeval
+    ]
+    means = system_means(relevance)
+    expected = {"A": 4.170, "B": 4.427, "F": 3.633, "D": 2.347, "E": 1.797}
+    assert {model: round(means[model], 3) for model in expected} == expected
+
+
+def test_dialsummeval_correlations_are_scipys_on_the_same_vectors(dialsummeval):
+    """Summary length against mean coherence: a metric that needs no reference, so every system counts."""
+    human = [
+        (r["model_id"], r["id"], sum(a["coherence"] for a in r["annotations"]) / 3) for r in dialsummeval
+    ]
+    metric = [(r["model_id"], r["id"], float(len(r["summary"].split()))) for r in dialsummeval]
+    pairs = paired(metric, human)
+    by_system = defaultdict(list)
+    for (system, _), values in pairs.items():
+        by_system[system].append(values)
+    system_m = [sum(m for m, _ in v) / len(v) for v in by_system.values()]
+    system_h = [sum(h for _, h in v) / len(v) for v in by_system.values()]
+    assert level_correlation(pairs, "system", "kendall") == pytest.approx(
+        stats.kendalltau(system_m, system_h).statistic
+    )
+    flat = list(pairs.values())
+    assert level_correlation(pairs, "global", "spearman") == pytest.approx(
+        stats.spearmanr([m for m, _ in flat], [h for _, h in flat]).statistic
+    )
