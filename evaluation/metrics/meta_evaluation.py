@@ -58,8 +58,8 @@ def paired(metric: Iterable[Record], human: Iterable[Record]) -> dict[tuple[str,
 def level_correlation(pairs: dict[tuple[str, str], tuple[float, float]], level: str, method: str) -> float:
     """The correlation of metric and human scores at one level (see the module docstring)."""
     if level == "global":
-        values = list(pairs.values())
-        return correlation([m for m, _ in values], [h for _, h in values], method)
+        flat = list(pairs.values())
+        return correlation([m for m, _ in flat], [h for _, h in flat], method)
     if level == "system":
         sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
         for (system, _), (m, h) in pairs.items():
@@ -71,8 +71,8 @@ def level_correlation(pairs: dict[tuple[str, str], tuple[float, float]], level: 
         return correlation([m for m, _ in means], [h for _, h in means], method)
     if level == "summary":
         by_input: dict[str, list[tuple[float, float]]] = defaultdict(list)
-        for (_, item), values in pairs.items():
-            by_input[item].append(values)
+        for (_, item), scores in pairs.items():
+            by_input[item].append(scores)
         per_input = [
             correlation([m for m, _ in rows], [h for _, h in rows], method)
             for rows in by_input.values()
