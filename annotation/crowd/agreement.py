@@ -230,7 +230,8 @@ def expected_disagreement(
 @dataclass(frozen=True, eq=False)
 class PairEntries:
     """Every (pair of annotators, shared item) of a data set, as arrays; pairs are oriented by the
-    ``repr`` of the annotators, the smaller first. An annotator's last label on an item counts."""
+    ``repr`` of the annotators, the smaller first. One label per (item, annotator), as ``encode``
+    guarantees."""
 
     first: np.ndarray  # annotator code of the first annotator, per pair
     second: np.ndarray
@@ -263,8 +264,6 @@ def pair_entries(data: Encoded) -> PairEntries:
     key = data.item_index * n_annotators + rank[data.annotator_index]
     order = np.argsort(key, kind="stable")
     key = key[order]
-    last = np.r_[key[1:] != key[:-1], True]
-    order, key = order[last], key[last]
     items, ranks = np.divmod(key, n_annotators)
     classes = data.label_index[order]
     starts = np.flatnonzero(np.r_[True, items[1:] != items[:-1]])
