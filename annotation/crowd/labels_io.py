@@ -67,9 +67,7 @@ def read_labels(path: str | Path) -> Iterator[tuple[str, str, int | float | str]
         yield item, annotator, parse_label(label)
 
 
-def read_label_columns(
-    path: str | Path, *, chunk_rows: int = 500_000, duplicates: str = "refuse"
-) -> Encoded:
+def read_label_columns(path: str | Path, *, chunk_rows: int = 500_000, duplicates: str = "refuse") -> Encoded:
     """The labels file as integer arrays (``Encoded``), read ``chunk_rows`` rows at a time.
 
     ``duplicates`` is ``encoding.encode``'s rule for an (item, annotator) labelled on two lines:
@@ -95,7 +93,7 @@ def _duplicate_lines(path: str | Path, error: DuplicateLabelError) -> LabelFileE
         for line, (item, annotator, _) in _rows(path, _label_columns(path))
         if item == error.item and annotator == error.annotator
     ]
-    first, second = (lines + [None, None])[:2]
+    first, second = [*lines, None, None][:2]
     return LabelFileError(
         f"{path}, line {second}: item {error.item!r} has a second label from annotator "
         f"{error.annotator!r} (the first is on line {first}); every agreement and aggregation figure "
