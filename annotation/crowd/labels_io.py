@@ -17,6 +17,10 @@ class LabelFileError(ValueError):
     """A malformed labels or gold file; the message names the file, line and field."""
 
 
+class DuplicateLineError(LabelFileError):
+    """An (item, annotator) labelled on two lines under the ``refuse`` rule; names both lines."""
+
+
 def _rows(path: str | Path, columns: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
     with open(path, newline="", encoding="utf-8") as handle:
         reader = csv.reader(handle)
@@ -85,7 +89,7 @@ def read_label_columns(path: str | Path, *, chunk_rows: int = 500_000, duplicate
         raise _duplicate_lines(path, error) from error
 
 
-def _duplicate_lines(path: str | Path, error: DuplicateLabelError) -> LabelFileError:
+def _duplicate_lines(path: str | Path, error: DuplicateLabelError) -> DuplicateLineError:
     """The refused duplicate as a file error naming its two lines (the file is read again, on
     this error path only, to find them)."""
     lines = [
@@ -94,11 +98,11 @@ def _duplicate_lines(path: str | Path, error: DuplicateLabelError) -> LabelFileE
         if item == error.item and annotator == error.annotator
     ]
     first, second = [*lines, None, None][:2]
-    return LabelFileError(
+    return DuplicateLineError(
         f"{path}, line {second}: item {error.item!r} has a second label from annotator "
         f"{error.annotator!r} (the first is on line {first}); every agreement and aggregation figure "
-        "needs one label per (item, annotator): remove the older line, or keep the last label of each "
-        "with duplicates='newest' (--duplicates newest)"
+        "needs one label per (item, annotator): remove the older line, or read the file with "
+        "duplicates='newest' to keep the later line of each"
     )
 
 
