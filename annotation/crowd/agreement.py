@@ -42,6 +42,7 @@ __all__ = [
     "cohen_kappa_matrix",
     "cohen_kappa_pairs",
     "fleiss_kappa",
+    "fleiss_kappa_test",
     "group_by_item",
     "kappa_statistics",
     "kappa_weights",
@@ -116,6 +117,49 @@ def fleiss_kappa(labels: Labels) -> AgreementResult:
     return AgreementResult(
         None if math.isnan(value) else value, n_kept, _annotators_of(data, kept), len(data.items) - n_kept
     )
+
+
+def fleiss_kappa_test(labels: Labels) -> dict[str, float | None]:
+    """The z test of Fleiss' kappa = 0: ``{"kappa", "std_kappa0", "z_value", "pvalue_one_sided",
+    "pvalue_two_sided", "n_items"}`` on the items ``fleiss_kappa`` uses (None where undefined).
+
+    The standard error under H0 of Fleiss, Nee & Landis (1979, "Large sample variance of kappa in
+    the case of different sets of raters", Psychological Bulletin 86(5)), for N items of n
+    ratings and category shares p_j (q_j = 1 − p_j):
+    var0 = 2 / (N n (n − 1)) · [(Σ p_j q_j)² − Σ p_j q_j (q_j − p_j)] / (Σ p_j q_j)².
+    statsmodels gives no variance for Fleiss' kappa; this is R irr's ``kappam.fleiss`` (its z
+    on Fleiss' diagnoses data, 17.65183, is in statsmodels' tests and in ours).
+    """
+    data = as_encoded(labels)
+    kept, n = fleiss_items(data)
+    n_kept = int(kept.sum())
+    kappa = fleiss_kappa(data).value
+    empty = {
+        "kappa": kappa,
+        "std_kappa0": None,
+        "z_value": None,
+        "pvalue_one_sided": None,
+        "pvalue_two_sided": None,
+        "n_items": n_kept,
+    }
+    if n_kept == 0 or kappa is None:
+        return empty
+    shares = data.counts[kept].sum(axis=0) / (n_kept * n)
+    spread = shares * (1 - shares)
+    total = spread.sum()
+    var0 = 2 / (n_kept * n * (n - 1)) * (total**2 - (spread * (1 - 2 * shares)).sum()) / total**2
+    if not var0 > 0:
+        return empty
+    std0 = math.sqrt(var0)
+    z = kappa / std0
+    return {
+        "kappa": kappa,
+        "std_kappa0": std0,
+        "z_value": z,
+        "pvalue_one_sided": float(stats.norm.sf(z)),
+        "pvalue_two_sided": float(2 * stats.norm.sf(abs(z))),
+        "n_items": n_kept,
+    }
 
 
 def randolph_kappa(labels: Labels) -> AgreementResult:
@@ -497,7 +541,8 @@ def table_statistics(tables: np.ndarray, weights: np.ndarray, alpha: float = 0.0
         var(κ)  = [Σ p_ij (w_ij − (w̄_i. + w̄_.j)(1 − κ))² − (κ − P_e (1 − κ))²] / (n (1 − P_e)²)
         var0(κ) = [Σ p_i. p_.j (w_ij − (w̄_i. + w̄_.j))² − P_e²] / (n (1 − P_e)²)
 
-    A variance that rounding leaves a hair below zero (a perfect table) counts as 0.
+    A numerator within 1e-12 of zero counts as 0 (statsmodels keeps the rounding noise: a
+    standard error of 1e-8, or NaN from a variance of −1e-17, where the exact one is 0).
     """
     tables = np.asarray(tables, dtype=float)
     n = tables.sum(axis=(1, 2))
@@ -505,28 +550,32 @@ def table_statistics(tables: np.ndarray, weights: np.ndarray, alpha: float = 0.0
         p = tables / n[:, None, None]
         rows, columns = p.sum(axis=2), p.sum(axis=1)
         largest = weights.max() if weights.size else 0.0
-        agreement = 1.0 - (weights / largest if largest > 0 else weights)
-        observed = np.einsum("pij,ij->p", p, agreement)
-        expected = np.einsum("pi,ij,pj->p", rows, agreement, columns)
-        kappa = (observed - expected) / (1 - expected)
+        disagreement = weights / largest if largest > 0 else weights
+        agreement = 1.0 - disagreement
+        # Kappa and 1 − P_e in disagreement form, as statsmodels computes kappa: exact where the
+        # agreement form would round a tiny disagreement weight away.
+        disagree_observed = np.einsum("pij,ij->p", p, disagreement)
+        disagree_expected = np.einsum("pi,ij,pj->p", rows, disagreement, columns)
+        kappa = 1 - disagree_observed / disagree_expected
+        expected = 1 - disagree_expected
         row_mean = np.einsum("ij,pj->pi", agreement, columns)  # w̄_i.
         column_mean = np.einsum("pi,ij->pj", rows, agreement)  # w̄_.j
         margin_means = row_mean[:, :, None] + column_mean[:, None, :]
         centred = agreement[None] - margin_means
         spread = agreement[None] - margin_means * (1 - kappa)[:, None, None]
-        scale = n * (1 - expected) ** 2
-        var_kappa = (np.einsum("pij,pij->p", p, spread**2) - (kappa - expected * (1 - kappa)) ** 2) / scale
-        var_kappa0 = (np.einsum("pi,pj,pij->p", rows, columns, centred**2) - expected**2) / scale
+        scale = n * disagree_expected**2
+        # Numerators are differences of O(1) sums: within rounding of 0 they are 0 (a table where
+        # an annotator used one label has no variance, not 1e-17 or a negative one).
+        numerator = np.einsum("pij,pij->p", p, spread**2) - (kappa - expected * (1 - kappa)) ** 2
+        numerator0 = np.einsum("pi,pj,pij->p", rows, columns, centred**2) - expected**2
+        var_kappa = np.where(np.abs(numerator) < 1e-12, 0.0, numerator) / scale
+        var_kappa0 = np.where(np.abs(numerator0) < 1e-12, 0.0, numerator0) / scale
         agree_exp = np.einsum("pi,pi->p", rows, columns)
         kappa_max = (np.minimum(rows, columns).sum(axis=1) - agree_exp) / (1 - agree_exp)
-        undefined = ~(expected < 1) | ~(n > 0)
+        undefined = ~(disagree_expected > 0) | ~(n > 0)
         kappa[undefined] = np.nan
-        var_kappa = np.where(
-            undefined, np.nan, np.where((var_kappa < 0) & (var_kappa > -1e-12), 0.0, var_kappa)
-        )
-        var_kappa0 = np.where(
-            undefined, np.nan, np.where((var_kappa0 < 0) & (var_kappa0 > -1e-12), 0.0, var_kappa0)
-        )
+        var_kappa[undefined] = np.nan
+        var_kappa0[undefined] = np.nan
         std_kappa, std_kappa0 = np.sqrt(var_kappa), np.sqrt(var_kappa0)
         z_value = np.where(std_kappa0 > 0, kappa / std_kappa0, np.nan)
         delta = stats.norm.isf(alpha) * std_kappa

@@ -11,6 +11,7 @@ from .agreement import (
     cohen_kappa_pairs,
     fleiss_items,
     fleiss_kappa,
+    fleiss_kappa_test,
     krippendorff_alpha,
     per_label_agreement,
     randolph_kappa,
@@ -45,13 +46,15 @@ def agreement_summary(
     ``per_label`` (``PerLabelAgreement.as_dict``); ``duplicates``, the rule that settled repeated
     (item, annotator) rows (``encoding``), with ``duplicates_dropped``.
 
-    Kappa statistics: ``randolph_kappa`` (free-marginal, Randolph 2005) on Fleiss' items, with
-    ``randolph_kappa_categories`` (its k); ``cohen_kappa_statistics``, when exactly one pair of
-    annotators is counted (the two-annotator design), that pair's ``KappaStatistics.as_dict``
-    (standard errors, z, p, interval at ``confidence``), else None; with ``pair_statistics``,
-    ``cohen_kappa_pair_statistics`` lists every counted pair's (``first``, ``second``,
-    ``shared_items`` and the same fields). ``weights`` may be a K × K disagreement matrix
-    (``agreement.disagreement_weights``); ``cohen_kappa_weights`` then holds it as nested lists.
+    Kappa statistics: ``fleiss_kappa_test``, the z test of Fleiss' kappa = 0 (standard error under
+    H0 of Fleiss, Nee & Landis 1979; ``agreement.fleiss_kappa_test``); ``randolph_kappa``
+    (free-marginal, Randolph 2005) on Fleiss' items, with ``randolph_kappa_categories`` (its k);
+    ``cohen_kappa_statistics``, when exactly one pair of annotators is counted (the two-annotator
+    design), that pair's ``KappaStatistics.as_dict`` (standard errors, z, p, interval at
+    ``confidence``), else None; with ``pair_statistics``, ``cohen_kappa_pair_statistics`` lists
+    every counted pair's (``first``, ``second``, ``shared_items`` and the same fields).
+    ``weights`` may be a K × K disagreement matrix (``agreement.disagreement_weights``);
+    ``cohen_kappa_weights`` then holds it as nested lists.
 
     With ``intervals``, ``<figure>_ci`` holds a
     percentile bootstrap interval over items (``BootstrapInterval.as_dict``) for each of
@@ -93,6 +96,7 @@ def agreement_summary(
         "cohen_kappa_statistics": (
             next(iter(cohen.pair_statistics.values())).as_dict() if len(cohen.kappa) == 1 else None
         ),
+        "fleiss_kappa_test": fleiss_kappa_test(data),
         "randolph_kappa": randolph.value,
         "randolph_kappa_categories": len(data.classes),
         "krippendorff_alpha": alpha.value,
