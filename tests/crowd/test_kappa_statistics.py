@@ -19,6 +19,7 @@ from annotation.crowd.agreement import (
     cohen_kappa,
     cohen_kappa_matrix,
     cohen_kappa_pairs,
+    fleiss_items,
     fleiss_kappa,
     fleiss_kappa_test,
     kappa_statistics,
@@ -27,6 +28,7 @@ from annotation.crowd.agreement import (
 )
 from annotation.crowd.bootstrap import bootstrap_agreement
 from annotation.crowd.encoding import encode, on_scale
+from annotation.crowd.labels_io import read_label_columns
 from annotation.crowd.report import agreement_summary
 from cranfield.cli import main
 
@@ -400,3 +402,41 @@ def test_the_cli_prints_the_statistics_and_takes_a_weight_matrix(tmp_path, capsy
     assert "3 × 3" in capsys.readouterr().err
     assert main(["agreement", str(labels), "--weight-matrix", "0,1,2;1,0"]) == 2
     assert "square" in capsys.readouterr().err
+
+
+# -- the real crowd sets --------------------------------------------------------------------------
+
+REAL_SETS = {
+    "rte": ("crowd_snow2008", "rte_labels.csv"),
+    "temp": ("crowd_snow2008", "temp_labels.csv"),
+    "wsd": ("crowd_snow2008", "wsd_labels.csv"),
+    "duck": ("crowd_zheng2017", "duck_bluebirds/labels.csv"),
+    "dog": ("crowd_zheng2017", "dog/labels.csv"),
+    "face": ("crowd_zheng2017", "face_sentiment/labels.csv"),
+    "product": ("crowd_zheng2017", "product/labels.csv"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REAL_SETS))
+def test_the_real_crowd_sets_give_statsmodels_kappa_statistics(data_set, name):
+    folder, path = REAL_SETS[name]
+    data = read_label_columns(data_set(folder) / path)  # refuses repeats: the sets have none
+    k = len(data.classes)
+    pairs = cohen_kappa_pairs(data, weights="linear", statistics=True, min_shared=10)
+    label_of = {}
+    for item, annotator, label in data.triples():
+        label_of[item, annotator] = data.classes.index(label)
+    by_item = {}
+    for (item, annotator), label in label_of.items():
+        by_item.setdefault(item, {})[annotator] = label
+    busiest = sorted(pairs.pair_statistics.items(), key=lambda entry: -entry[1].n_items)[:25]
+    for (first, second), found in busiest:
+        table = np.zeros((k, k))
+        for ratings in by_item.values():
+            if first in ratings and second in ratings:
+                table[ratings[first], ratings[second]] += 1
+        assert_same(found, sm_fields(table, wt="linear"))
+    kept, _ = fleiss_items(data)
+    assert randolph_kappa(data).value == pytest.approx(
+        sm_fleiss(data.counts[kept], method="randolph"), abs=1e-12
+    )
