@@ -1,9 +1,18 @@
-"""Inter-annotator agreement: Fleiss' kappa (statsmodels), Cohen's kappa for every pair of
-annotators, Krippendorff's alpha (the ``krippendorff`` package), and agreement per label.
+"""Inter-annotator agreement: Fleiss' kappa (statsmodels), Randolph's free-marginal kappa, Cohen's
+kappa for every pair of annotators (plain, linear, quadratic or any weight matrix) with its
+standard errors, z and p, Krippendorff's alpha (the ``krippendorff`` package), and agreement per
+label.
 
 Every function takes judgements as (item, annotator, label) triples, a DataFrame, or an ``Encoded``
 (``encoding.encode``; given one, nothing is encoded again), and every result says how many items
-and annotators it rests on.
+and annotators it rests on. One label per (item, annotator): repeated rows are refused, or the
+newest kept, by ``encode``'s ``duplicates`` rule (see ``encoding``), the same for every function.
+
+Sources: Cohen (1960) for kappa, Cohen (1968) for weighted kappa, Fleiss, Cohen & Everitt (1969,
+"Large sample standard errors of kappa and weighted kappa", Psychological Bulletin 72(5)) for
+its standard errors, Fleiss (1971) for the multi-rater kappa, Randolph (2005, "Free-marginal
+multirater kappa", ERIC ED490661) for the free-marginal one. The numbers equal statsmodels'
+``cohens_kappa`` and ``fleiss_kappa`` (tested on its own cases and on generated tables).
 """
 
 from __future__ import annotations
@@ -17,26 +26,35 @@ from functools import cached_property
 import krippendorff
 import numpy as np
 import pandas as pd
+from scipy import stats
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
 
 from .encoding import Encoded, Labels, Triple, as_encoded, label_order
 
 __all__ = [
     "AgreementResult",
+    "KappaStatistics",
     "LabelAgreement",
     "PairwiseKappa",
     "PerLabelAgreement",
     "Triple",
+    "cohen_kappa",
     "cohen_kappa_matrix",
     "cohen_kappa_pairs",
     "fleiss_kappa",
+    "fleiss_kappa_test",
     "group_by_item",
+    "kappa_statistics",
+    "kappa_weights",
     "krippendorff_alpha",
     "label_order",
     "per_label_agreement",
+    "randolph_kappa",
 ]
 
 WEIGHTS = ("none", "linear", "quadratic")
+#: A weighting: one of ``WEIGHTS`` or a K × K matrix of disagreement weights over the classes.
+Weights = str | np.ndarray | Sequence[Sequence[float]]
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 
@@ -99,6 +117,73 @@ def fleiss_kappa(labels: Labels) -> AgreementResult:
     return AgreementResult(
         None if math.isnan(value) else value, n_kept, _annotators_of(data, kept), len(data.items) - n_kept
     )
+
+
+def fleiss_kappa_test(labels: Labels) -> dict[str, float | None]:
+    """The z test of Fleiss' kappa = 0: ``{"kappa", "std_kappa0", "z_value", "pvalue_one_sided",
+    "pvalue_two_sided", "n_items"}`` on the items ``fleiss_kappa`` uses (None where undefined).
+
+    The standard error under H0 of Fleiss, Nee & Landis (1979, "Large sample variance of kappa in
+    the case of different sets of raters", Psychological Bulletin 86(5)), for N items of n
+    ratings and category shares p_j (q_j = 1 − p_j):
+    var0 = 2 / (N n (n − 1)) · [(Σ p_j q_j)² − Σ p_j q_j (q_j − p_j)] / (Σ p_j q_j)².
+    statsmodels gives no variance for Fleiss' kappa; this is R irr's ``kappam.fleiss`` (its z
+    on Fleiss' diagnoses data, 17.65183, is in statsmodels' tests and in ours).
+    """
+    data = as_encoded(labels)
+    kept, n = fleiss_items(data)
+    n_kept = int(kept.sum())
+    kappa = fleiss_kappa(data).value
+    empty = {
+        "kappa": kappa,
+        "std_kappa0": None,
+        "z_value": None,
+        "pvalue_one_sided": None,
+        "pvalue_two_sided": None,
+        "n_items": n_kept,
+    }
+    if n_kept == 0 or kappa is None:
+        return empty
+    shares = data.counts[kept].sum(axis=0) / (n_kept * n)
+    spread = shares * (1 - shares)
+    total = spread.sum()
+    var0 = 2 / (n_kept * n * (n - 1)) * (total**2 - (spread * (1 - 2 * shares)).sum()) / total**2
+    if not var0 > 0:
+        return empty
+    std0 = math.sqrt(var0)
+    z = kappa / std0
+    return {
+        "kappa": kappa,
+        "std_kappa0": std0,
+        "z_value": z,
+        "pvalue_one_sided": float(stats.norm.sf(z)),
+        "pvalue_two_sided": float(2 * stats.norm.sf(abs(z))),
+        "n_items": n_kept,
+    }
+
+
+def randolph_kappa(labels: Labels) -> AgreementResult:
+    """Randolph's (2005) free-marginal multirater kappa, (P̄ − 1/k) / (1 − 1/k).
+
+    P̄ is Fleiss' (1971) mean observed agreement over items, on the same items as
+    ``fleiss_kappa`` (``fleiss_items``); chance agreement is 1/k for k equally likely categories
+    instead of Fleiss' Σ p_j² from the observed margins, for designs where annotators are not
+    bound to fixed label quotas. k is the number of classes of the data: the labels found, or the
+    whole scale when the labels were coded with ``encoding.on_scale``, which a caller should do
+    when some category went unused (k changes the value). Equal to statsmodels'
+    ``fleiss_kappa(table, method="randolph")``; Warrens (2010) shows it is never below Fleiss'
+    kappa. ``value`` is None when no item qualifies or there is a single class.
+    """
+    data = as_encoded(labels)
+    kept, n = fleiss_items(data)
+    n_kept = int(kept.sum())
+    if n_kept == 0:
+        return AgreementResult(None, 0, len(data.annotators), len(data.items))
+    k = len(data.classes)
+    table = data.counts[kept].astype(float)
+    observed = float(((table * table).sum(axis=1) - n).mean() / (n * (n - 1)))
+    value = None if k < 2 else (observed - 1 / k) / (1 - 1 / k)
+    return AgreementResult(value, n_kept, _annotators_of(data, kept), len(data.items) - n_kept)
 
 
 @dataclass(frozen=True)
@@ -202,12 +287,31 @@ def per_label_agreement(labels: Labels) -> PerLabelAgreement:
     )
 
 
-def disagreement_weights(n_classes: int, weights: str) -> np.ndarray:
+def disagreement_weights(n_classes: int, weights: Weights) -> np.ndarray:
     """K × K disagreement weights over class positions: 1 off the diagonal (``none``), |i − j|
     (``linear``) or (i − j)² (``quadratic``). statsmodels divides them by (K − 1) or (K − 1)²,
-    which cancels in kappa."""
+    which cancels in kappa (and in its standard errors).
+
+    Or a K × K matrix of disagreement weights given by the caller (statsmodels' ``cohens_kappa``
+    with a 2-D ``weights``; Cohen 1968): entry (i, j) is how much a label ``classes[i]`` from the
+    first annotator against ``classes[j]`` from the second counts as disagreement, 0 on the
+    diagonal for full credit. Rows and columns follow the data's classes (``Encoded.classes``:
+    numbers first, in order; ``encoding.on_scale`` fixes a scale). Only ratios matter: kappa and
+    its standard errors are unchanged when the matrix is multiplied by a positive number.
+    ``kappa_weights`` builds one from category scores.
+    """
+    if not isinstance(weights, str):
+        matrix = np.array(weights, dtype=float)
+        if matrix.shape != (n_classes, n_classes):
+            raise ValueError(
+                f"a weight matrix must be {n_classes} × {n_classes} (one row and column per class), "
+                f"not {' × '.join(map(str, matrix.shape))}"
+            )
+        if not np.isfinite(matrix).all() or (matrix < 0).any():
+            raise ValueError("a weight matrix must hold finite disagreement weights of 0 or more")
+        return matrix
     if weights not in WEIGHTS:
-        raise ValueError(f"weights must be none, linear or quadratic, not {weights!r}")
+        raise ValueError(f"weights must be none, linear, quadratic or a matrix, not {weights!r}")
     positions = np.arange(n_classes, dtype=float)
     distance = np.abs(positions[:, None] - positions[None, :])
     if weights == "none":
@@ -215,13 +319,37 @@ def disagreement_weights(n_classes: int, weights: str) -> np.ndarray:
     return distance if weights == "linear" else distance**2
 
 
+def kappa_weights(scores: Sequence[float], kind: str = "linear") -> np.ndarray:
+    """A disagreement weight matrix from category scores, as statsmodels' ``cohens_kappa`` builds
+    it from a 1-D ``weights`` and its ``wt``: ``linear`` |s_i − s_j| (Cicchetti & Allison 1971),
+    ``quadratic`` (s_i − s_j)² (Fleiss & Cohen 1973), ``toeplitz`` s_|i−j| (the weight depends
+    only on how many levels apart two labels are). Scores [0, 0, 1, 1] with ``linear`` merge the
+    first two and the last two levels. statsmodels' division by the score range cancels."""
+    values = np.asarray(scores, dtype=float)
+    if values.ndim != 1:
+        raise ValueError("scores must be one number per class")
+    if kind == "linear":
+        return np.abs(values[:, None] - values[None, :])
+    if kind == "quadratic":
+        return (values[:, None] - values[None, :]) ** 2
+    if kind == "toeplitz":
+        steps = np.abs(np.arange(len(values))[:, None] - np.arange(len(values))[None, :])
+        return values[steps]
+    raise ValueError(f"kind must be linear, quadratic or toeplitz, not {kind!r}")
+
+
+def weights_description(weights: Weights) -> str | list[list[float]]:
+    """The weighting as a report records it: its name, or the matrix as nested lists."""
+    return weights if isinstance(weights, str) else np.asarray(weights, dtype=float).tolist()
+
+
 def expected_disagreement(
-    rows: np.ndarray, columns: np.ndarray, shared: np.ndarray, weights: str
+    rows: np.ndarray, columns: np.ndarray, shared: np.ndarray, weights: Weights
 ) -> np.ndarray:
     """Σ_ab w_ab r_a c_b per pair (n × the chance-expected weighted disagreement) from the pairs'
     label margins r (first annotator) and c (second). ``einsum``, not a matrix product: BLAS
     threads on a P × K by K × K product cost more than they save."""
-    if weights == "none":
+    if isinstance(weights, str) and weights == "none":
         return shared * shared - np.einsum("pa,pa->p", rows, columns)
     table_weights = disagreement_weights(rows.shape[1], weights)
     return np.einsum("pa,ab,pb->p", rows, table_weights, columns)
@@ -230,7 +358,8 @@ def expected_disagreement(
 @dataclass(frozen=True, eq=False)
 class PairEntries:
     """Every (pair of annotators, shared item) of a data set, as arrays; pairs are oriented by the
-    ``repr`` of the annotators, the smaller first. An annotator's last label on an item counts."""
+    ``repr`` of the annotators, the smaller first. One label per (item, annotator), as ``encode``
+    guarantees."""
 
     first: np.ndarray  # annotator code of the first annotator, per pair
     second: np.ndarray
@@ -263,8 +392,6 @@ def pair_entries(data: Encoded) -> PairEntries:
     key = data.item_index * n_annotators + rank[data.annotator_index]
     order = np.argsort(key, kind="stable")
     key = key[order]
-    last = np.r_[key[1:] != key[:-1], True]
-    order, key = order[last], key[last]
     items, ranks = np.divmod(key, n_annotators)
     classes = data.label_index[order]
     starts = np.flatnonzero(np.r_[True, items[1:] != items[:-1]])
@@ -319,7 +446,7 @@ def pair_entries(data: Encoded) -> PairEntries:
 
 
 def pairwise_kappas(
-    entries: PairEntries, n_classes: int, weights: str, entry_weights: np.ndarray | None = None
+    entries: PairEntries, n_classes: int, weights: Weights, entry_weights: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cohen's kappa and the (weighted) number of shared items of every pair, NaN where undefined.
 
@@ -354,6 +481,187 @@ def pairwise_kappas(
     return kappa, shared
 
 
+STATISTIC_FIELDS = (
+    "kappa",
+    "kappa_max",
+    "var_kappa",
+    "std_kappa",
+    "var_kappa0",
+    "std_kappa0",
+    "z_value",
+    "pvalue_one_sided",
+    "pvalue_two_sided",
+    "kappa_low",
+    "kappa_upp",
+)
+
+
+@dataclass(frozen=True)
+class KappaStatistics:
+    """Cohen's kappa with its large-sample standard errors, z test and interval; the fields and
+    their names are statsmodels' ``KappaResults``. None where a figure is undefined.
+
+    ``var_kappa``/``std_kappa``: variance and standard error of kappa (Fleiss, Cohen & Everitt
+    1969, eq. 13 and its weighted form), behind the interval ``kappa_low``–``kappa_upp``
+    (kappa ∓ z_{alpha} · std_kappa; ``alpha`` = 0.025 for 95%). ``var_kappa0``/``std_kappa0``: under
+    H0 kappa = 0, behind ``z_value`` = kappa / std_kappa0 and its normal p-values (one-sided:
+    kappa > 0). ``kappa_max``: the largest (unweighted) kappa the two margins allow (Cohen 1960),
+    reported for weighted kappa too, as statsmodels does. ``n_items``: the table's total.
+    """
+
+    kappa: float | None
+    kappa_max: float | None
+    var_kappa: float | None
+    std_kappa: float | None
+    var_kappa0: float | None
+    std_kappa0: float | None
+    z_value: float | None
+    pvalue_one_sided: float | None
+    pvalue_two_sided: float | None
+    kappa_low: float | None
+    kappa_upp: float | None
+    alpha: float
+    n_items: float
+    weights: str | list[list[float]] = "none"
+
+    def as_dict(self) -> dict:
+        return {name: getattr(self, name) for name in (*STATISTIC_FIELDS, "alpha", "n_items", "weights")}
+
+
+def table_statistics(tables: np.ndarray, weights: np.ndarray, alpha: float = 0.025) -> dict[str, np.ndarray]:
+    """Kappa and its standard errors for a stack of P tables (P × K × K counts, rows the first
+    annotator) under one K × K disagreement matrix, every field of ``STATISTIC_FIELDS`` as a
+    length-P array (NaN where undefined).
+
+    Fleiss, Cohen & Everitt (1969), with agreement weights w = 1 − d / max d (kappa and both
+    variances are invariant under that affine change; with d = 1 off the diagonal they reduce to
+    the unweighted formulas), proportions p_ij, margins p_i. and p_.j, w̄_i. = Σ_j p_.j w_ij,
+    w̄_.j = Σ_i p_i. w_ij, P_e = Σ w_ij p_i. p_.j:
+
+        var(κ)  = [Σ p_ij (w_ij − (w̄_i. + w̄_.j)(1 − κ))² − (κ − P_e (1 − κ))²] / (n (1 − P_e)²)
+        var0(κ) = [Σ p_i. p_.j (w_ij − (w̄_i. + w̄_.j))² − P_e²] / (n (1 − P_e)²)
+
+    A numerator within 1e-12 of zero counts as 0 (statsmodels keeps the rounding noise: a
+    standard error of 1e-8, or NaN from a variance of −1e-17, where the exact one is 0).
+    """
+    tables = np.asarray(tables, dtype=float)
+    n = tables.sum(axis=(1, 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = tables / n[:, None, None]
+        rows, columns = p.sum(axis=2), p.sum(axis=1)
+        largest = weights.max() if weights.size else 0.0
+        disagreement = weights / largest if largest > 0 else weights
+        agreement = 1.0 - disagreement
+        # Kappa and 1 − P_e in disagreement form, as statsmodels computes kappa: exact where the
+        # agreement form would round a tiny disagreement weight away.
+        disagree_observed = np.einsum("pij,ij->p", p, disagreement)
+        disagree_expected = np.einsum("pi,ij,pj->p", rows, disagreement, columns)
+        kappa = 1 - disagree_observed / disagree_expected
+        expected = 1 - disagree_expected
+        row_mean = np.einsum("ij,pj->pi", agreement, columns)  # w̄_i.
+        column_mean = np.einsum("pi,ij->pj", rows, agreement)  # w̄_.j
+        margin_means = row_mean[:, :, None] + column_mean[:, None, :]
+        centred = agreement[None] - margin_means
+        spread = agreement[None] - margin_means * (1 - kappa)[:, None, None]
+        scale = n * disagree_expected**2
+        # Numerators are differences of O(1) sums: within rounding of 0 they are 0 (a table where
+        # an annotator used one label has no variance, not 1e-17 or a negative one).
+        numerator = np.einsum("pij,pij->p", p, spread**2) - (kappa - expected * (1 - kappa)) ** 2
+        numerator0 = np.einsum("pi,pj,pij->p", rows, columns, centred**2) - expected**2
+        var_kappa = np.where(np.abs(numerator) < 1e-12, 0.0, numerator) / scale
+        var_kappa0 = np.where(np.abs(numerator0) < 1e-12, 0.0, numerator0) / scale
+        agree_exp = np.einsum("pi,pi->p", rows, columns)
+        kappa_max = (np.minimum(rows, columns).sum(axis=1) - agree_exp) / (1 - agree_exp)
+        undefined = ~(disagree_expected > 0) | ~(n > 0)
+        kappa[undefined] = np.nan
+        var_kappa[undefined] = np.nan
+        var_kappa0[undefined] = np.nan
+        std_kappa, std_kappa0 = np.sqrt(var_kappa), np.sqrt(var_kappa0)
+        z_value = np.where(std_kappa0 > 0, kappa / std_kappa0, np.nan)
+        delta = stats.norm.isf(alpha) * std_kappa
+    return {
+        "kappa": kappa,
+        "kappa_max": np.where(agree_exp < 1, kappa_max, np.nan),
+        "var_kappa": var_kappa,
+        "std_kappa": std_kappa,
+        "var_kappa0": var_kappa0,
+        "std_kappa0": std_kappa0,
+        "z_value": z_value,
+        "pvalue_one_sided": stats.norm.sf(z_value),
+        "pvalue_two_sided": 2 * stats.norm.sf(np.abs(z_value)),
+        "kappa_low": kappa - delta,
+        "kappa_upp": kappa + delta,
+    }
+
+
+def _statistics_at(
+    found: dict[str, np.ndarray], index: int, alpha: float, n_items: float, weights
+) -> KappaStatistics:
+    values = {name: float(found[name][index]) for name in STATISTIC_FIELDS}
+    return KappaStatistics(
+        **{name: None if math.isnan(value) else value for name, value in values.items()},
+        alpha=alpha,
+        n_items=n_items,
+        weights=weights_description(weights),
+    )
+
+
+def kappa_statistics(
+    table: np.ndarray | Sequence[Sequence[float]], weights: Weights = "none", *, alpha: float = 0.025
+) -> KappaStatistics:
+    """Cohen's kappa of one K × K table of counts (rows: the first annotator's labels, columns the
+    second's) with its standard errors, z and p (``KappaStatistics``): statsmodels'
+    ``cohens_kappa(table)`` for ``weights="none"``, ``cohens_kappa(table, wt="linear")`` or
+    ``wt="quadratic"`` for those, ``cohens_kappa(table, weights=matrix)`` for a matrix."""
+    counts = np.asarray(table, dtype=float)
+    if counts.ndim != 2 or counts.shape[0] != counts.shape[1]:
+        raise ValueError("the table must be square: one row and one column per class")
+    matrix = disagreement_weights(counts.shape[0], weights)
+    found = table_statistics(counts[None], matrix, alpha)
+    return _statistics_at(found, 0, alpha, float(counts.sum()), weights)
+
+
+def pair_tables(entries: PairEntries, n_classes: int) -> np.ndarray:
+    """Every pair's K × K table of counts (rows: the pair's first annotator), P × K × K."""
+    n_pairs = len(entries.first)
+    cells = (
+        entries.pair_index.astype(np.int64) * n_classes + entries.first_label
+    ) * n_classes + entries.second_label
+    return np.bincount(cells, minlength=n_pairs * n_classes * n_classes).reshape(
+        n_pairs, n_classes, n_classes
+    )
+
+
+def cohen_kappa(
+    labels: Labels, first: Hashable, second: Hashable, *, weights: Weights = "none", alpha: float = 0.025
+) -> KappaStatistics:
+    """Cohen's kappa of two annotators over the items both labelled, with its standard errors, z
+    and p (``KappaStatistics``; ``kappa_statistics`` of their table). Rows of the table are
+    ``first``'s labels; classes are the whole data's, as in ``cohen_kappa_pairs``. ValueError if
+    either annotator is unknown."""
+    data = as_encoded(labels)
+    matrix = disagreement_weights(len(data.classes), weights)
+    code = {annotator: index for index, annotator in enumerate(data.annotators)}
+    missing = [annotator for annotator in (first, second) if annotator not in code]
+    if missing or first == second:
+        raise ValueError(
+            f"two different annotators of the data are needed; unknown: {missing}"
+            if missing
+            else "two different annotators are needed"
+        )
+    n_classes = len(data.classes)
+    table = np.zeros((n_classes, n_classes))
+    of_first = data.annotator_index == code[first]
+    of_second = data.annotator_index == code[second]
+    label_of_second = np.full(len(data.items), -1)
+    label_of_second[data.item_index[of_second]] = data.label_index[of_second]
+    paired = label_of_second[data.item_index[of_first]]
+    shared = paired >= 0
+    np.add.at(table, (data.label_index[of_first][shared], paired[shared]), 1)
+    found = table_statistics(table[None], matrix, alpha)
+    return _statistics_at(found, 0, alpha, float(table.sum()), weights)
+
+
 class PairwiseKappa:
     """Cohen's kappa for every pair of annotators who share items, and their mean.
 
@@ -372,7 +680,9 @@ class PairwiseKappa:
         shared: np.ndarray,
         n_items: int,
         n_annotators: int,
-        weights: str,
+        weights: Weights,
+        statistics: dict[str, np.ndarray] | None = None,
+        alpha: float = 0.025,
     ) -> None:
         self.annotators = list(annotators)
         self.first, self.second, self.kappa, self.shared = first, second, kappa, shared
@@ -380,6 +690,19 @@ class PairwiseKappa:
         self.n_items = n_items
         self.n_annotators = n_annotators
         self.weights = weights
+        self.statistics = statistics
+        self.alpha = alpha
+
+    @cached_property
+    def pair_statistics(self) -> dict[tuple[Hashable, Hashable], KappaStatistics]:
+        """``{(annotator, annotator): KappaStatistics}``, the pair's table oriented as the key;
+        only when ``cohen_kappa_pairs`` was asked for ``statistics`` (ValueError otherwise)."""
+        if self.statistics is None:
+            raise ValueError("call cohen_kappa_pairs(..., statistics=True) for standard errors, z and p")
+        return {
+            key: _statistics_at(self.statistics, index, self.alpha, float(self.shared[index]), self.weights)
+            for index, key in enumerate(self._keys())
+        }
 
     def _keys(self) -> list[tuple[Hashable, Hashable]]:
         annotators = np.array(self.annotators, dtype=object)
@@ -400,20 +723,36 @@ class PairwiseKappa:
         )
 
 
-def cohen_kappa_pairs(labels: Labels, *, weights: str = "none", min_shared: int = 2) -> PairwiseKappa:
+def cohen_kappa_pairs(
+    labels: Labels,
+    *,
+    weights: Weights = "none",
+    min_shared: int = 2,
+    statistics: bool = False,
+    alpha: float = 0.025,
+) -> PairwiseKappa:
     """Cohen's kappa for every pair of annotators sharing at least ``min_shared`` items.
 
     ``weights``: ``none`` (plain), ``linear`` or ``quadratic`` (for graded and Likert labels, whose
-    categories are then ordered numbers-first). Categories are those of the whole data set, so
-    every pair's table has the same shape and weighted distances count positions on that scale.
-    A pair whose kappa is undefined (both gave one and the same label throughout) is left out
-    of the mean and of ``pairs``. Equal to statsmodels' ``cohens_kappa`` pair by pair (tested).
+    categories are then ordered numbers-first), or a K × K disagreement matrix over the classes
+    (``disagreement_weights``). Categories are those of the whole data set, so every pair's table
+    has the same shape and weighted distances count positions on that scale. A pair whose kappa
+    is undefined (both gave one and the same label throughout) is left out of the mean and of
+    ``pairs``. Equal to statsmodels' ``cohens_kappa`` pair by pair (tested).
+
+    ``statistics``: also every counted pair's standard errors, z and p (``table_statistics``;
+    ``PairwiseKappa.statistics`` as arrays, ``pair_statistics`` per pair) with two-sided
+    intervals at 1 − 2·``alpha``. It holds a K × K table per pair, so it is opt-in.
     """
     data = as_encoded(labels)
-    disagreement_weights(1, weights)  # validates the name
+    matrix = disagreement_weights(len(data.classes), weights)  # validates the name or the matrix
     entries = pair_entries(data)
     kappa, shared = pairwise_kappas(entries, len(data.classes), weights)
     counted = (shared >= min_shared) & ~np.isnan(kappa)
+    found = None
+    if statistics:
+        tables = pair_tables(entries, len(data.classes))[counted]
+        found = table_statistics(tables, matrix, alpha)
     counted_annotators = np.zeros(len(data.annotators), dtype=bool)
     counted_annotators[entries.first[counted]] = True
     counted_annotators[entries.second[counted]] = True
@@ -431,13 +770,15 @@ def cohen_kappa_pairs(labels: Labels, *, weights: str = "none", min_shared: int 
         n_items,
         int(counted_annotators.sum()),
         weights,
+        found,
+        alpha,
     )
 
 
 def cohen_kappa_matrix(
     labels: Labels,
     *,
-    weights: str = "none",
+    weights: Weights = "none",
     min_shared: int = 2,
     annotators: Sequence[Hashable] | None = None,
 ) -> dict:
@@ -468,7 +809,7 @@ def cohen_kappa_matrix(
         "annotators": chosen,
         "kappa": [[None if math.isnan(value) else value for value in row] for row in kappa.tolist()],
         "shared_items": shared.tolist(),
-        "weights": weights,
+        "weights": weights_description(weights),
         "min_shared": min_shared,
     }
 

@@ -30,6 +30,7 @@ from scipy import sparse
 
 from .agreement import (
     Labels,
+    Weights,
     alpha_value_domain,
     disagreement_weights,
     expected_disagreement,
@@ -89,14 +90,15 @@ def bootstrap_agreement(
     resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
-    weights: str = "none",
+    weights: Weights = "none",
     level: str = "nominal",
     min_shared: int = 2,
     statistics: tuple[str, ...] = STATISTICS,
 ) -> dict[str, BootstrapInterval]:
     """Percentile intervals for the named ``statistics`` (default all three), keyed by name.
 
-    ``weights`` and ``min_shared`` are Cohen's, ``level`` is alpha's, as in ``agreement``.
+    ``weights`` (a name or a disagreement matrix) and ``min_shared`` are Cohen's, ``level`` is
+    alpha's, as in ``agreement``.
     Deterministic for a ``seed``. Cost: one pass over the items per resample for Fleiss and
     alpha, one pass over every (pair of annotators, shared item) for Cohen, which dominates with
     many annotators per item.
@@ -180,7 +182,7 @@ class _CohenReplicates:
     """Each pair's kappa from its weighted table; entries sorted by pair so sums are contiguous.
     A pair counts when its shared items drawn at least once number ``min_shared`` or more."""
 
-    def __init__(self, data: Encoded, weights: str, min_shared: int) -> None:
+    def __init__(self, data: Encoded, weights: Weights, min_shared: int) -> None:
         entries = pair_entries(data)
         order = np.argsort(entries.pair_index, kind="stable")
         self.pair = entries.pair_index[order]

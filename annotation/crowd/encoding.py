@@ -12,6 +12,26 @@ judgements calls ``encode`` once and passes the result on::
     summary = agreement_summary(data, intervals=True)
     vote = majority_vote(data)
     rows = agreement_with_aggregate(data, vote)
+
+One label per (item, annotator)
+-------------------------------
+Every figure of this package assumes that an annotator labels an item at most once: Cohen's kappa
+cross-tabulates one label per annotator, Fleiss' kappa counts n ratings from n annotators, alpha
+pairs an annotator's label with the others' labels, a vote gives each annotator one vote. Two rows
+for the same (item, annotator) are therefore settled here, in the one step that encodes, so that
+every agreement, aggregation, bootstrap and quality function (and the ground-truth job, and
+``cranfield agreement``) follows the same rule, named by ``duplicates``:
+
+- ``"refuse"`` (the default): ``DuplicateLabelError`` (a ``ValueError``) naming the first row that
+  repeats an (item, annotator) and the earlier row it repeats. Repeated rows are more often a
+  mistake (a file concatenated twice, an export that joins on revisions) than a deliberate
+  correction, and any silent choice changes the figures.
+- ``"newest"``: keep the last row of each (item, annotator), in input order, as a correction
+  replaces what it corrects; ``Encoded.duplicates_dropped`` says how many rows were dropped. The
+  result is exactly what encoding the rows without the older ones gives.
+
+An ``Encoded`` records the rule it was made under (``Encoded.duplicates``); given one, functions
+trust it and check nothing again.
 """
 
 from __future__ import annotations
@@ -25,6 +45,30 @@ import pandas as pd
 
 Triple = tuple[Hashable, Hashable, Hashable]
 
+DUPLICATE_RULES = ("refuse", "newest")
+
+
+class DuplicateLabelError(ValueError):
+    """An (item, annotator) labelled twice under ``duplicates="refuse"``.
+
+    ``item`` and ``annotator`` are the first repeated pair; ``row`` is the row (from 0, in input
+    order) that repeats it and ``first_row`` the earlier row it repeats.
+    """
+
+    def __init__(self, item: Hashable, annotator: Hashable, first_row: int, row: int) -> None:
+        self.item, self.annotator, self.first_row, self.row = item, annotator, first_row, row
+        super().__init__(
+            f"item {item!r} has a second label from annotator {annotator!r} (rows {first_row} and "
+            f"{row}, counting from 0): every agreement and aggregation figure needs one label per "
+            "(item, annotator); remove the older row, or pass duplicates='newest' to keep the last "
+            "row of each"
+        )
+
+
+def check_duplicates_rule(duplicates: str) -> None:
+    if duplicates not in DUPLICATE_RULES:
+        raise ValueError(f"duplicates must be one of {', '.join(DUPLICATE_RULES)}, not {duplicates!r}")
+
 
 def label_order(label: Hashable) -> tuple:
     # Numbers in numeric order, anything else after them in string order.
@@ -37,7 +81,9 @@ class Encoded:
 
     ``items`` and ``annotators`` are in first-seen order; ``classes`` are sorted numbers first (so
     graded labels keep their order). Row r of the arrays is one judgement: ``items[item_index[r]]``
-    was labelled ``classes[label_index[r]]`` by ``annotators[annotator_index[r]]``.
+    was labelled ``classes[label_index[r]]`` by ``annotators[annotator_index[r]]``. No
+    (item, annotator) occurs twice; ``duplicates`` names the rule that made it so (see the module
+    notes) and ``duplicates_dropped`` how many older rows the ``newest`` rule dropped.
     """
 
     items: list
@@ -46,6 +92,8 @@ class Encoded:
     item_index: np.ndarray
     annotator_index: np.ndarray
     label_index: np.ndarray
+    duplicates: str = "refuse"
+    duplicates_dropped: int = 0
 
     def __len__(self) -> int:
         return len(self.item_index)
@@ -81,41 +129,52 @@ class Encoded:
             self.items,
             self.annotators,
             self.classes,
+            duplicates=None,  # a subset of unique (item, annotator) rows is unique
+            rule=self.duplicates,
+            dropped=self.duplicates_dropped,
         )
 
 
 Labels = Iterable[Triple] | pd.DataFrame | Encoded
 
 
-def encode(labels: Labels) -> Encoded:
+def encode(labels: Labels, *, duplicates: str = "refuse") -> Encoded:
     """Integer codes for items and annotators (first-seen order) and labels (numbers first).
 
     The one function that encodes: call it once and pass its result to every function of this
     package. A list of all-integer tuples takes a fast path through one NumPy array (booleans count
     as the integers 0 and 1); anything else goes through pandas' hash-based ``factorize``. An
     ``Encoded`` is returned as it is.
+
+    ``duplicates``: what to do with two rows for one (item, annotator): ``"refuse"`` (raise
+    ``DuplicateLabelError``) or ``"newest"`` (keep the last); see the module notes.
     """
+    check_duplicates_rule(duplicates)
     if isinstance(labels, Encoded):
         return labels
     if isinstance(labels, pd.DataFrame):
-        return _encode_columns(*_frame_columns(labels))
+        return _encode_columns(*_frame_columns(labels), duplicates)
     triples = labels if isinstance(labels, list) else list(labels)
     if not triples:
         empty = np.zeros(0, dtype=np.int64)
-        return Encoded([], [], [], empty, empty, empty)
+        return Encoded([], [], [], empty, empty, empty, duplicates)
     array = np.array(triples) if isinstance(triples[0], tuple) else None
     if array is not None and array.dtype.kind in "iub" and array.shape == (len(triples), 3):
-        return _encode_columns(array[:, 0], array[:, 1], array[:, 2])
+        return _encode_columns(array[:, 0], array[:, 1], array[:, 2], duplicates)
     try:
         frame = pd.DataFrame(triples, columns=["item", "annotator", "label"])
     except ValueError as error:
         raise ValueError(f"labels must be (item, annotator, label) triples: {error}") from error
-    return _encode_columns(frame["item"].to_numpy(), frame["annotator"].to_numpy(), frame["label"].to_numpy())
+    return _encode_columns(
+        frame["item"].to_numpy(), frame["annotator"].to_numpy(), frame["label"].to_numpy(), duplicates
+    )
 
 
 def as_encoded(labels: Labels) -> Encoded:
-    """``labels`` if already encoded, else ``encode(labels)``: what every function of the package
-    does with its input, so that an ``Encoded`` passed in is never encoded again."""
+    """``labels`` if already encoded, else ``encode(labels)`` under the default duplicates rule
+    (``refuse``): what every function of the package does with its input, so that an ``Encoded``
+    passed in is never encoded again. To keep the newest of repeated labels, encode first with
+    ``encode(labels, duplicates="newest")`` and pass the result."""
     return labels if isinstance(labels, Encoded) else encode(labels)
 
 
@@ -139,6 +198,8 @@ def on_scale(labels: Labels, classes: Sequence[Hashable]) -> Encoded:
         data.item_index,
         data.annotator_index,
         remap[data.label_index] if len(data) else data.label_index,
+        data.duplicates,
+        data.duplicates_dropped,
     )
 
 
@@ -156,7 +217,9 @@ def _frame_columns(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndar
     return frame[item].to_numpy(), frame[annotator].to_numpy(), frame["label"].to_numpy()
 
 
-def _encode_columns(items: np.ndarray, annotators: np.ndarray, labels: np.ndarray) -> Encoded:
+def _encode_columns(
+    items: np.ndarray, annotators: np.ndarray, labels: np.ndarray, duplicates: str = "refuse"
+) -> Encoded:
     item_index, item_values = pd.factorize(items, sort=False)
     annotator_index, annotator_values = pd.factorize(annotators, sort=False)
     label_codes, label_values = pd.factorize(labels, sort=False)
@@ -168,6 +231,37 @@ def _encode_columns(items: np.ndarray, annotators: np.ndarray, labels: np.ndarra
         annotator_values.tolist(),
         label_values.tolist(),
         compact=True,
+        duplicates=duplicates,
+    )
+
+
+def repeated_rows(item_codes: np.ndarray, annotator_codes: np.ndarray, n_annotators: int) -> np.ndarray:
+    """A mask of the rows whose (item, annotator) occurs again later (the rows ``newest`` drops);
+    one hash pass over an int64 key per row."""
+    key = item_codes.astype(np.int64) * max(n_annotators, 1) + annotator_codes
+    return pd.Series(key, copy=False).duplicated(keep="last").to_numpy()
+
+
+def _settle_duplicates(
+    item_codes: np.ndarray,
+    annotator_codes: np.ndarray,
+    item_values: list,
+    annotator_values: list,
+    duplicates: str,
+) -> np.ndarray | None:
+    """None when every (item, annotator) is unique; else, under ``newest``, the rows to keep.
+    Under ``refuse`` raises ``DuplicateLabelError`` for the first row repeating an earlier one."""
+    check_duplicates_rule(duplicates)
+    older = repeated_rows(item_codes, annotator_codes, len(annotator_values))
+    if not older.any():
+        return None
+    if duplicates == "newest":
+        return ~older
+    key = item_codes.astype(np.int64) * max(len(annotator_values), 1) + annotator_codes
+    row = int(np.argmax(pd.Series(key, copy=False).duplicated(keep="first").to_numpy()))
+    first_row = int(np.argmax(key == key[row]))
+    raise DuplicateLabelError(
+        item_values[int(item_codes[row])], annotator_values[int(annotator_codes[row])], first_row, row
     )
 
 
@@ -180,11 +274,33 @@ def _from_codes(
     label_values: list,
     *,
     compact: bool = False,
+    duplicates: str | None = "refuse",
+    rule: str | None = None,
+    dropped: int = 0,
 ) -> Encoded:
     """Compact codes (only values that occur, items and annotators in first-seen order, classes sorted).
 
     ``compact``: item and annotator codes are already 0..n-1 in first-seen order (fresh from factorize).
+    ``duplicates``: the rule for repeated (item, annotator) rows, applied before anything else; None
+    when the rows are known to be unique (``rule`` and ``dropped`` are then recorded as given).
     """
+    if duplicates is not None:
+        keep = _settle_duplicates(item_codes, annotator_codes, item_values, annotator_values, duplicates)
+        rule = duplicates
+        if keep is not None:
+            # Encoded afresh from the kept rows, so that first-seen orders are those of the rows
+            # kept: exactly what encoding the rows without the older ones gives.
+            return _from_codes(
+                item_codes[keep],
+                annotator_codes[keep],
+                label_codes[keep],
+                item_values,
+                annotator_values,
+                label_values,
+                duplicates=None,
+                rule=duplicates,
+                dropped=int(len(keep) - np.count_nonzero(keep)),
+            )
     if compact:
         item_index, items = item_codes, item_values
         annotator_index, annotators = annotator_codes, annotator_values
@@ -205,4 +321,6 @@ def _from_codes(
         item_index.astype(np.int64, copy=False),
         annotator_index.astype(np.int64, copy=False),
         remap[label_codes],
+        rule or "refuse",
+        dropped,
     )

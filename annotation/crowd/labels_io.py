@@ -10,11 +10,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .encoding import Encoded, _from_codes
+from .encoding import DuplicateLabelError, Encoded, _from_codes, check_duplicates_rule
 
 
 class LabelFileError(ValueError):
     """A malformed labels or gold file; the message names the file, line and field."""
+
+
+class DuplicateLineError(LabelFileError):
+    """An (item, annotator) labelled on two lines under the ``refuse`` rule; names both lines."""
 
 
 def _rows(path: str | Path, columns: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
@@ -67,20 +71,48 @@ def read_labels(path: str | Path) -> Iterator[tuple[str, str, int | float | str]
         yield item, annotator, parse_label(label)
 
 
-def read_label_columns(path: str | Path, *, chunk_rows: int = 500_000) -> Encoded:
+def read_label_columns(path: str | Path, *, chunk_rows: int = 500_000, duplicates: str = "refuse") -> Encoded:
     """The labels file as integer arrays (``Encoded``), read ``chunk_rows`` rows at a time.
+
+    ``duplicates`` is ``encoding.encode``'s rule for an (item, annotator) labelled on two lines:
+    ``refuse`` raises ``LabelFileError`` naming both lines, ``newest`` keeps the later line.
 
     Memory holds three integer codes per row plus the distinct items, annotators and labels, never
     the rows as Python objects. The fast path is pandas' C parser; if a chunk holds anything
     doubtful (an empty field, a missing one), the file is read again row by row with the csv
     module so that the error names the exact line, as ``read_labels`` does.
     """
+    check_duplicates_rule(duplicates)
+    try:
+        return _read_label_columns(path, chunk_rows, duplicates)
+    except DuplicateLabelError as error:
+        raise _duplicate_lines(path, error) from error
+
+
+def _duplicate_lines(path: str | Path, error: DuplicateLabelError) -> DuplicateLineError:
+    """The refused duplicate as a file error naming its two lines (the file is read again, on
+    this error path only, to find them)."""
+    lines = [
+        line
+        for line, (item, annotator, _) in _rows(path, _label_columns(path))
+        if item == error.item and annotator == error.annotator
+    ]
+    first, second = [*lines, None, None][:2]
+    return DuplicateLineError(
+        f"{path}, line {second}: item {error.item!r} has a second label from annotator "
+        f"{error.annotator!r} (the first is on line {first}); every agreement and aggregation figure "
+        "needs one label per (item, annotator): remove the older line, or read the file with "
+        "duplicates='newest' to keep the later line of each"
+    )
+
+
+def _read_label_columns(path: str | Path, chunk_rows: int, duplicates: str) -> Encoded:
     columns = _label_columns(path)
     with open(path, newline="", encoding="utf-8") as handle:
         header = next(csv.reader(handle), None)
     if header is None or [name.strip() for name in header[:3]] != list(columns):
         next(_rows(path, columns), None)  # raises the header error with its message
-        return _encode_rows(read_labels(path))
+        return _encode_rows(read_labels(path), duplicates=duplicates)
     coder = _ColumnCoder()
     try:
         chunks = pd.read_csv(
@@ -103,8 +135,8 @@ def read_label_columns(path: str | Path, *, chunk_rows: int = 500_000) -> Encode
         # (say, a line of spaces the fast parser misread) is then encoded row by row.
         for _ in _rows(path, columns):
             pass
-        return _encode_rows(read_labels(path))
-    return coder.encoded()
+        return _encode_rows(read_labels(path), duplicates=duplicates)
+    return coder.encoded(duplicates)
 
 
 class _Doubtful(Exception):
@@ -138,16 +170,18 @@ class _ColumnCoder:
             )
         )
 
-    def encoded(self) -> Encoded:
+    def encoded(self, duplicates: str = "refuse") -> Encoded:
         items, annotators, labels = (list(codes) for codes in self.codes)
         joined = [
             np.concatenate([part[column] for part in self.parts]) if self.parts else np.zeros(0, np.int64)
             for column in range(3)
         ]
-        return _from_codes(*joined, items, annotators, labels, compact=True)
+        return _from_codes(*joined, items, annotators, labels, compact=True, duplicates=duplicates)
 
 
-def _encode_rows(triples: Iterable[tuple[str, str, int | float | str]], batch: int = 200_000) -> Encoded:
+def _encode_rows(
+    triples: Iterable[tuple[str, str, int | float | str]], batch: int = 200_000, *, duplicates: str = "refuse"
+) -> Encoded:
     coder = _ColumnCoder()
     rows: list[tuple] = []
     for row in triples:
@@ -157,7 +191,7 @@ def _encode_rows(triples: Iterable[tuple[str, str, int | float | str]], batch: i
             rows = []
     if rows:
         coder.add(*zip(*rows, strict=True), label_text=False)
-    return coder.encoded()
+    return coder.encoded(duplicates)
 
 
 def read_gold(path: str | Path) -> dict[str, int | float | str]:

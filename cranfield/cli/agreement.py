@@ -21,7 +21,11 @@ def register(subparsers) -> None:
         "agreement (per-category Fleiss kappa, specific agreement), each with the number of items "
         "and annotators it rests on. With --ci, percentile bootstrap intervals over items. "
         "Fleiss' kappa uses the items with the most common number of ratings; the others are "
-        "counted in fleiss_kappa_items_excluded.",
+        "counted in fleiss_kappa_items_excluded. Also Randolph's free-marginal kappa, and Cohen's "
+        "kappa's standard errors, z and p (statsmodels' cohens_kappa fields) for a two-annotator file "
+        "(cohen_kappa_statistics) or, with --pairs, for every pair. One label per (item, annotator): "
+        "a repeated one stops the command naming both lines, unless --duplicates newest keeps the "
+        "later line.",
         epilog="Speed: the figures take seconds on a million labels. The intervals recompute each "
         "figure per resample: Fleiss and alpha cost about a pass over the items each, Cohen's kappa "
         "a pass over every (pair of annotators, shared item); with 10 annotators per item that is 45 "
@@ -30,6 +34,24 @@ def register(subparsers) -> None:
     )
     agreement.add_argument("labels", help="CSV with header item,annotator,label")
     agreement.add_argument("--weights", choices=["none", "linear", "quadratic"], default="none")
+    agreement.add_argument(
+        "--weight-matrix",
+        help="Cohen's kappa with these disagreement weights instead of --weights: rows separated by ';', "
+        "numbers by ',' (e.g. '0,1,3;1,0,1;3,1,0'), one row and column per label in the file's order "
+        "(numbers ascending, then text) or --scale's order; 0 on the diagonal is full agreement",
+    )
+    agreement.add_argument(
+        "--duplicates",
+        choices=["refuse", "newest"],
+        default="refuse",
+        help="an annotator labelling an item on two lines: refuse (default; the error names both lines) "
+        "or newest (keep the later line, as a correction)",
+    )
+    agreement.add_argument(
+        "--pairs",
+        action="store_true",
+        help="add cohen_kappa_pair_statistics: every counted pair's kappa with standard errors, z and p",
+    )
     agreement.add_argument(
         "--scale",
         help="the ordered labels of the scale, comma-separated (e.g. 0,1,2,3), so that weighted kappa "
@@ -61,10 +83,21 @@ def parse_scale(text: str) -> list[int | str]:
     return [int(level) if level.lstrip("-").isdigit() else level for level in levels]
 
 
+def parse_weight_matrix(text: str) -> list[list[float]]:
+    """``--weight-matrix`` as rows of numbers (ValueError naming what is wrong)."""
+    try:
+        rows = [[float(value) for value in row.split(",")] for row in text.split(";") if row.strip()]
+    except ValueError as error:
+        raise ValueError(f"--weight-matrix: {error}") from error
+    if not rows or any(len(row) != len(rows) for row in rows):
+        raise ValueError(f"--weight-matrix must be square (as many numbers per row as rows): {text!r}")
+    return rows
+
+
 def run_agreement(args: argparse.Namespace) -> int:
     from annotation.crowd.bootstrap import STATISTICS
     from annotation.crowd.encoding import on_scale
-    from annotation.crowd.labels_io import read_label_columns
+    from annotation.crowd.labels_io import DuplicateLineError, read_label_columns
     from annotation.crowd.report import agreement_summary
 
     if args.ci_statistics is None:
@@ -76,13 +109,16 @@ def run_agreement(args: argparse.Namespace) -> int:
         raise CommandError(f"--ci-statistics: unknown {sorted(unknown)}; known: {', '.join(STATISTICS)}")
     if args.resamples < 1 or not 0 < args.confidence < 1:
         raise CommandError("--resamples must be at least 1 and --confidence between 0 and 1")
+    if args.weight_matrix and args.weights != "none":
+        raise CommandError("give --weights or --weight-matrix, not both")
     try:
-        data = read_label_columns(args.labels)
+        weights = parse_weight_matrix(args.weight_matrix) if args.weight_matrix else args.weights
+        data = read_label_columns(args.labels, duplicates=args.duplicates)
         if args.scale:
             data = on_scale(data, parse_scale(args.scale))
         report = agreement_summary(
             data,
-            weights=args.weights,
+            weights=weights,
             level=args.level,
             min_shared=args.min_shared,
             intervals=args.ci,
@@ -90,7 +126,10 @@ def run_agreement(args: argparse.Namespace) -> int:
             confidence=args.confidence,
             seed=args.seed,
             interval_statistics=statistics,
+            pair_statistics=args.pairs,
         )
+    except DuplicateLineError as error:
+        raise CommandError(f"{error} (--duplicates newest)") from error
     except (OSError, ValueError) as error:  # LabelFileError, or e.g. --level interval on text labels
         raise CommandError(error) from error
     json.dump(report, sys.stdout, indent=2, default=str)

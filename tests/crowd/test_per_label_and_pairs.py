@@ -146,9 +146,12 @@ def test_every_pair_gets_statsmodels_kappa(design, weights, min_shared):
         assert result.mean is None
 
 
-def test_an_annotator_labelling_an_item_twice_counts_with_their_last_label():
+def test_an_annotator_labelling_an_item_twice_is_refused_unless_the_newest_label_is_kept():
+    # The rule is encode's (tests/crowd/test_duplicates.py has it for every function).
     triples = [(1, "a", 0), (1, "b", 1), (1, "a", 1), (2, "a", 0), (2, "b", 0)]
-    assert cohen_kappa_pairs(triples).pairs[("a", "b")] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="item 1 has a second label from annotator 'a'"):
+        cohen_kappa_pairs(triples)
+    assert cohen_kappa_pairs(encode(triples, duplicates="newest")).pairs[("a", "b")] == pytest.approx(1.0)
 
 
 def test_the_heat_map_matrix_is_symmetric_and_matches_the_pairs():
