@@ -39,9 +39,12 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported only when a DataFrame is passed (it costs 0.4 s to import)
+    import pandas as pd
 
 Triple = tuple[Hashable, Hashable, Hashable]
 
@@ -135,7 +138,27 @@ class Encoded:
         )
 
 
-Labels = Iterable[Triple] | pd.DataFrame | Encoded
+Labels: TypeAlias = "Iterable[Triple] | pd.DataFrame | Encoded"
+
+
+def factorize(values: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, list]:
+    """Codes 0…k−1 in first-seen order, and the k distinct values (what ``pandas.factorize(values,
+    sort=False)`` gives, without importing pandas). Integer arrays go through NumPy; anything else
+    through one dict, so equal values (1 and 1.0) share a code as they do in a Python set."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iub":
+        distinct, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return rank[inverse.ravel()], distinct[order].tolist()
+    items = values.tolist() if isinstance(values, np.ndarray) else values
+    distinct = list(dict.fromkeys(items))  # first-seen order, at C speed
+    code_of = {value: code for code, value in enumerate(distinct)}
+    return np.fromiter(map(code_of.__getitem__, items), dtype=np.int64, count=len(items)), distinct
+
+
+def _is_frame(labels: object) -> bool:
+    return type(labels).__name__ == "DataFrame" and type(labels).__module__.startswith("pandas")
 
 
 def encode(labels: Labels, *, duplicates: str = "refuse") -> Encoded:
@@ -143,8 +166,9 @@ def encode(labels: Labels, *, duplicates: str = "refuse") -> Encoded:
 
     The one function that encodes: call it once and pass its result to every function of this
     package. A list of all-integer tuples takes a fast path through one NumPy array (booleans count
-    as the integers 0 and 1); anything else goes through pandas' hash-based ``factorize``. An
-    ``Encoded`` is returned as it is.
+    as the integers 0 and 1); anything else goes through a dict (``factorize``). A pandas
+    DataFrame (crowd-kit's ``task``/``worker``/``label`` columns, or ``item``/``annotator``/``label``)
+    is read by its columns. An ``Encoded`` is returned as it is.
 
     ``duplicates``: what to do with two rows for one (item, annotator): ``"refuse"`` (raise
     ``DuplicateLabelError``) or ``"newest"`` (keep the last); see the module notes.
@@ -152,7 +176,7 @@ def encode(labels: Labels, *, duplicates: str = "refuse") -> Encoded:
     check_duplicates_rule(duplicates)
     if isinstance(labels, Encoded):
         return labels
-    if isinstance(labels, pd.DataFrame):
+    if _is_frame(labels):
         return _encode_columns(*_frame_columns(labels), duplicates)
     triples = labels if isinstance(labels, list) else list(labels)
     if not triples:
@@ -161,13 +185,11 @@ def encode(labels: Labels, *, duplicates: str = "refuse") -> Encoded:
     array = np.array(triples) if isinstance(triples[0], tuple) else None
     if array is not None and array.dtype.kind in "iub" and array.shape == (len(triples), 3):
         return _encode_columns(array[:, 0], array[:, 1], array[:, 2], duplicates)
-    try:
-        frame = pd.DataFrame(triples, columns=["item", "annotator", "label"])
-    except ValueError as error:
-        raise ValueError(f"labels must be (item, annotator, label) triples: {error}") from error
-    return _encode_columns(
-        frame["item"].to_numpy(), frame["annotator"].to_numpy(), frame["label"].to_numpy(), duplicates
-    )
+    bad = next((row for row in triples if len(row) != 3), None)
+    if bad is not None:
+        raise ValueError(f"labels must be (item, annotator, label) triples, not {bad!r}")
+    items, annotators, labels_given = (list(column) for column in zip(*triples, strict=True))
+    return _encode_columns(items, annotators, labels_given, duplicates)
 
 
 def as_encoded(labels: Labels) -> Encoded:
@@ -218,28 +240,38 @@ def _frame_columns(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def _encode_columns(
-    items: np.ndarray, annotators: np.ndarray, labels: np.ndarray, duplicates: str = "refuse"
+    items: Sequence[Any] | np.ndarray,
+    annotators: Sequence[Any] | np.ndarray,
+    labels: Sequence[Any] | np.ndarray,
+    duplicates: str = "refuse",
 ) -> Encoded:
-    item_index, item_values = pd.factorize(items, sort=False)
-    annotator_index, annotator_values = pd.factorize(annotators, sort=False)
-    label_codes, label_values = pd.factorize(labels, sort=False)
+    item_index, item_values = factorize(items)
+    annotator_index, annotator_values = factorize(annotators)
+    label_codes, label_values = factorize(labels)
     return _from_codes(
         item_index,
         annotator_index,
         label_codes,
-        item_values.tolist(),
-        annotator_values.tolist(),
-        label_values.tolist(),
+        item_values,
+        annotator_values,
+        label_values,
         compact=True,
         duplicates=duplicates,
     )
+
+
+def _not_first(key: np.ndarray) -> np.ndarray:
+    """A mask of the rows whose key occurred on an earlier row."""
+    mask = np.ones(len(key), dtype=bool)
+    mask[np.unique(key, return_index=True)[1]] = False
+    return mask
 
 
 def repeated_rows(item_codes: np.ndarray, annotator_codes: np.ndarray, n_annotators: int) -> np.ndarray:
     """A mask of the rows whose (item, annotator) occurs again later (the rows ``newest`` drops);
     one hash pass over an int64 key per row."""
     key = item_codes.astype(np.int64) * max(n_annotators, 1) + annotator_codes
-    return pd.Series(key, copy=False).duplicated(keep="last").to_numpy()
+    return _not_first(key[::-1])[::-1]
 
 
 def _settle_duplicates(
@@ -258,7 +290,7 @@ def _settle_duplicates(
     if duplicates == "newest":
         return ~older
     key = item_codes.astype(np.int64) * max(len(annotator_values), 1) + annotator_codes
-    row = int(np.argmax(pd.Series(key, copy=False).duplicated(keep="first").to_numpy()))
+    row = int(np.argmax(_not_first(key)))
     first_row = int(np.argmax(key == key[row]))
     raise DuplicateLabelError(
         item_values[int(item_codes[row])], annotator_values[int(annotator_codes[row])], first_row, row
@@ -305,10 +337,10 @@ def _from_codes(
         item_index, items = item_codes, item_values
         annotator_index, annotators = annotator_codes, annotator_values
     else:
-        item_index, item_first = pd.factorize(item_codes, sort=False)
-        annotator_index, annotator_first = pd.factorize(annotator_codes, sort=False)
-        items = [item_values[code] for code in item_first.tolist()]
-        annotators = [annotator_values[code] for code in annotator_first.tolist()]
+        item_index, item_first = factorize(np.asarray(item_codes, dtype=np.int64))
+        annotator_index, annotator_first = factorize(np.asarray(annotator_codes, dtype=np.int64))
+        items = [item_values[code] for code in item_first]
+        annotators = [annotator_values[code] for code in annotator_first]
     present = np.flatnonzero(np.bincount(label_codes, minlength=len(label_values)))
     classes = sorted((label_values[code] for code in present.tolist()), key=label_order)
     position = {label: index for index, label in enumerate(classes)}
