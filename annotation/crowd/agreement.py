@@ -25,11 +25,10 @@ from functools import cached_property
 
 import krippendorff
 import numpy as np
-import pandas as pd
 from scipy import stats
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
 
-from .encoding import Encoded, Labels, Triple, as_encoded, label_order
+from .encoding import Encoded, Labels, Triple, as_encoded, factorize, label_order
 
 __all__ = [
     "AgreementResult",
@@ -429,7 +428,8 @@ def pair_entries(data: Encoded) -> PairEntries:
         pair_index = number[codes]
     else:
         # Hash first, then sort only the distinct pairs.
-        first_seen_index, first_seen_codes = pd.factorize(codes, sort=False)
+        first_seen_index, seen = factorize(codes)
+        first_seen_codes = np.asarray(seen, dtype=codes.dtype)
         by_code = np.argsort(first_seen_codes)
         renumber = np.empty(len(by_code), dtype=small)
         renumber[by_code] = np.arange(len(by_code), dtype=small)

@@ -11,9 +11,12 @@ from __future__ import annotations
 import statistics
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from .aggregation import AggregationResult, Labels
 from .encoding import Encoded, as_encoded
@@ -275,7 +278,7 @@ def _check_scale(scale: Sequence[float]) -> tuple[float, float]:
     return low, high
 
 
-def _summaries(frame: pd.DataFrame, scale: tuple[float, float]) -> pd.DataFrame:
+def _summaries(frame: pd.DataFrame, scale: tuple[float, float]) -> pd.DataFrame:  # ratings need pandas
     """Per (item, dimension) group of ``frame`` (columns item, dimension, value): every figure."""
     low, high = scale
     grouped = frame.groupby(["item", "dimension"], sort=False)["value"]
@@ -292,6 +295,8 @@ def _summaries(frame: pd.DataFrame, scale: tuple[float, float]) -> pd.DataFrame:
 def _rating_frame(
     rows: Iterable[tuple[Hashable, Hashable, float]], scale: tuple[float, float]
 ) -> pd.DataFrame:
+    import pandas as pd  # only ratings need it; labels are counted with NumPy
+
     frame = pd.DataFrame(list(rows), columns=["item", "dimension", "value"])
     if frame.empty:
         return frame
