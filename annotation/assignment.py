@@ -281,7 +281,10 @@ def _locked_lease(assignment_id: int, annotator) -> Assignment:
     if assignment.status == Assignment.Status.SKIPPED:
         raise AssignmentError("You skipped this task.")
     if not assignment.is_live():
-        raise AssignmentError("Your time on this task ran out; it has gone back to the pool.")
+        # A lease ends early when its annotator is blocked or the project closes: say that, not
+        # that their time ran out.
+        refusal = work_refusal(assignment.task.project, annotator)
+        raise AssignmentError(refusal or "Your time on this task ran out; it has gone back to the pool.")
     return assignment
 
 
