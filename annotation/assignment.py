@@ -24,7 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from .counts import forget_task_facts, has_qualification_items
+from .counts import has_qualification_items
 from .models import Assignment, Judgement, JudgementRevision, Membership, Project, Task
 from .signals import announce_judgements_changed
 from .task_types import AnswerError
@@ -343,8 +343,10 @@ def submit_judgement(assignment_id: int, annotator, answer: dict | int) -> Submi
             # count after the earlier one has committed. Lock order lease -> task, as elsewhere.
             _lock_task_row(task)
             if task.judgements.count() >= task.required_judgements:
+                # The cached item counts are not forgotten here: if the counter on the judging
+                # page moved right after an item's submission and not after a gold item's, an
+                # annotator could tell which was which. It catches up within ITEM_COUNTS_SECONDS.
                 Task.objects.filter(pk=task.pk).update(completed=True)
-                forget_task_facts(task.project_id)
         announce_judgements_changed(project.pk)
         feedback = None
         if task.kind == Task.Kind.GOLD and project.gold_feedback:

@@ -2,9 +2,10 @@
 
 Item counts: counting a project's items is a scan of its tasks (2 ms at 2,000 items, far more at
 100,000), and every judging page shows them. Whether it has a qualification test: asked by every
-claim and submission. Counts change only when a judgement completes an item or an import adds
-items; qualification items only come by import. Both forget the cached facts after they commit; the
-timeout bounds anything else (an edit in the admin).
+claim and submission. An import forgets the cached facts after it commits; a completed item does
+not (the counter would then move right after an item's submission but not after a gold item's,
+telling annotators which was which): the count catches up within ``ITEM_COUNTS_SECONDS``, as it
+does after anything else (an edit in the admin).
 """
 
 from __future__ import annotations
