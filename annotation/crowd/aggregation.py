@@ -403,3 +403,45 @@ def gold_weighted_vote(
 # Weighted scores this close (relative) are a tie: sums of the same weights in another order differ
 # in the last bits.
 _TIE_TOLERANCE = 1e-9
+
+
+def weighted_scores(data: Encoded, weights: np.ndarray) -> np.ndarray:
+    """Items × classes: the sum of the weights of the annotators who gave each label to each item."""
+    n_classes = len(data.classes)
+    return np.bincount(
+        data.item_index * n_classes + data.label_index,
+        weights=weights[data.annotator_index],
+        minlength=len(data.items) * n_classes,
+    ).reshape(len(data.items), n_classes)
+
+
+def agreement_with(data: Encoded, winners: np.ndarray) -> np.ndarray:
+    """Each annotator's share of judgements equal to ``winners`` (a class code per item): crowd-kit's
+    ``get_accuracy(data, labels, by="worker")``."""
+    n_annotators = len(data.annotators)
+    agreed = np.bincount(
+        data.annotator_index, weights=(data.label_index == winners[data.item_index]), minlength=n_annotators
+    )
+    return agreed / np.maximum(np.bincount(data.annotator_index, minlength=n_annotators), 1)
+
+
+def probability_result(
+    data: Encoded, posterior: np.ndarray, method: str, parameters: dict, model: dict | None = None
+) -> AggregationResult:
+    """An ``AggregationResult`` from items × classes probabilities (or normalised scores): the label
+    is the argmax (ties, equal to 1e-12, to the smallest class, listed), confidence its probability."""
+    n_items = len(data.items)
+    winners = posterior.argmax(axis=1)
+    top = posterior[np.arange(n_items), winners]
+    tied = np.flatnonzero((posterior >= (top - 1e-12)[:, None]).sum(axis=1) > 1)
+    result_labels, confidence = _decoded(data, winners, np.clip(top, 0.0, 1.0))
+    items = np.array(data.items, dtype=object)
+    return AggregationResult(
+        result_labels,
+        confidence,
+        items[tied].tolist(),
+        method,
+        parameters,
+        {"classes": data.classes, "annotators": data.annotators, "items": data.items, "posterior": posterior}
+        | (model or {}),
+    )
