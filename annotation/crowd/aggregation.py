@@ -264,6 +264,9 @@ def _initial_mass(data: Encoded, initial: Mapping | None, strategy: str) -> np.n
         raise ValueError(
             f"initial_strategy 'assign' needs every annotator's matrix: {len(missing)} missing, e.g. {missing[:3]}"
         )
+    # As crowd-kit: matrices of values ≤ 1 are probabilities, and each true class must sum to 1.
+    if strategy == "assign" and (first <= 1).all() and not np.allclose(first.sum(axis=1), 1.0):
+        raise ValueError("initial_strategy 'assign' with probabilities: each true label's row must sum to 1")
     return first
 
 
