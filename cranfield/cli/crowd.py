@@ -11,13 +11,11 @@ import csv
 import json
 import sys
 
-from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
 from annotation.crowd.bootstrap import STATISTICS
 from annotation.crowd.encoding import on_scale
 from annotation.crowd.labels_io import LabelFileError, read_gold, read_label_columns
+from annotation.crowd.methods import GOLD_METHODS, METHODS, aggregate_by_name
 from annotation.crowd.report import agreement_summary
-
-METHODS = ("majority", "dawid-skene", "gold-weighted")
 
 
 def register(subparsers) -> None:
@@ -65,8 +63,14 @@ def register(subparsers) -> None:
         description="Aggregate crowd labels into one label per item with a confidence in [0, 1].",
     )
     aggregate.add_argument("labels", help="CSV with header item,worker,label")
-    aggregate.add_argument("--method", choices=METHODS, default="majority")
-    aggregate.add_argument("--gold", help="CSV with header item,label (needed by gold-weighted)")
+    aggregate.add_argument(
+        "--method",
+        choices=METHODS,
+        default="majority",
+        help="majority vote; Dawid-Skene (gold-dawid-skene: with --gold answers clamped during EM); "
+        "the vote weighted by gold accuracy; one-coin Dawid-Skene, GLAD, MACE, M-MSR, Wawa, zero-based skill",
+    )
+    aggregate.add_argument("--gold", help=f"CSV with header item,label (needed by {', '.join(GOLD_METHODS)})")
     aggregate.add_argument("--tie-rule", choices=["smallest", "largest", "random"], default="smallest")
     aggregate.set_defaults(handler=run_aggregate)
 
@@ -116,8 +120,8 @@ def run_agreement(args: argparse.Namespace) -> int:
 
 
 def run_aggregate(args: argparse.Namespace) -> int:
-    if args.method == "gold-weighted" and not args.gold:
-        return fail("aggregate", "--method gold-weighted needs --gold GOLD.csv")
+    if args.method in GOLD_METHODS and not args.gold:
+        return fail("aggregate", f"--method {args.method} needs --gold GOLD.csv")
     try:
         data = read_label_columns(args.labels)
         gold = read_gold(args.gold) if args.gold else {}
@@ -125,12 +129,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
         return fail("aggregate", str(error))
     if len(data) == 0:
         return fail("aggregate", f"{args.labels}: no labels after the header")
-    if args.method == "majority":
-        result = majority_vote(data, tie_rule=args.tie_rule)
-    elif args.method == "dawid-skene":
-        result = dawid_skene(data)
-    else:
-        result = gold_weighted_vote(data, gold)
+    result = aggregate_by_name(data, args.method, gold=gold, tie_rule=args.tie_rule)
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(["item", "label", "confidence"])
     writer.writerows((item, label, f"{result.confidence[item]:.6f}") for item, label in result.labels.items())

@@ -216,3 +216,19 @@ def test_every_named_method_runs_and_gives_confidences_in_0_1(method):
     result = aggregate_by_name(rows, method, gold=gold)
     assert set(result.labels) == {row[0] for row in rows}
     assert all(0 <= c <= 1 for c in result.confidence.values())
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_cranfield_aggregate_offers_every_method(tmp_path, capsys, method):
+    from cranfield.cli import main
+
+    rows = generated(4, n_items=60)
+    labels, gold = tmp_path / "labels.csv", tmp_path / "gold.csv"
+    labels.write_text("item,worker,label\n" + "".join(f"i{i},a{a},{label}\n" for i, a, label in rows))
+    gold.write_text("item,label\n" + "".join(f"i{i},{label}\n" for i, _, label in rows[:60:6]))
+    assert main(["aggregate", str(labels), "--method", method, "--gold", str(gold)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "item,label,confidence" and len(lines) == 61
+    if method.startswith("gold"):
+        assert main(["aggregate", str(labels), "--method", method]) == 2
+        assert "needs --gold" in capsys.readouterr().err
