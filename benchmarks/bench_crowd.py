@@ -272,7 +272,8 @@ def methods_table(shared: Path, repeats: int) -> None:
             return sum(predicted[item] == gold[item] for item in items) / len(items)
 
         cells, ratios = [], []
-        for ours, kit in PAIRS.values():
+        for method, (ours, kit) in PAIRS.items():
+            print(f"  {name}: {method}", flush=True)
             results, wall, _ = best_of(repeats, ours=lambda f=frame, o=ours: o(f), kit=lambda f=frame, k=kit: k(f))
             cells.append(f"{scored(_labels(results['ours'])):.4f} / {scored(results['kit']):.4f}")
             ratios.append(f"{wall['kit'] / wall['ours']:.1f}")
@@ -282,6 +283,7 @@ def methods_table(shared: Path, repeats: int) -> None:
         cells.append(f"{gold_vote:.4f}")
         accuracy_rows.append(f"| {name} | " + " | ".join(cells) + " |")
         time_rows.append(f"| {name} | " + " | ".join(ratios) + " |")
+        print(f"done: {name}: {accuracy_rows[-1]} {time_rows[-1]}", flush=True)
     names = list(PAIRS) + [f"gold DS, {k}-fold" for k in FOLDS] + ["ours gold-weighted, 2-fold"]
     print("accuracy against gold, ours / crowd-kit")
     print("| data set | " + " | ".join(names) + " |")

@@ -26,10 +26,11 @@ def mmsr(labels: Labels, *, max_iterations: int = 10_000, tolerance: float = 1e-
     clipped to [−1/(K−1) + 1/√n, 1 − 1/√n] (n items), turned into a probability p of a right answer
     and into the weight log((K − 1)·p / (1 − p)).
 
-    Labels: the largest sum of weights (ties to the smallest label, listed); confidence is the
-    winner's share of the positive weight. crowd-kit instead takes the argmax of the weights
-    divided by their sum, which picks the *smallest* score when an item's weights sum below 0
-    (annotators judged worse than chance); this module keeps the weighted vote of the paper.
+    Labels: crowd-kit's rule, the argmax of each item's label weights divided by their sum (ties to
+    the smallest label, listed); confidence is that share, clipped to [0, 1]. Where an item's
+    weights sum below 0 the rule picks the label with the *lowest* sum: it undoes a global sign
+    flip of the skills, which the sign recovery leaves on RTE (Snow 2008), where the plain argmax
+    of the sums scores 0.660 and this rule 0.8575, crowd-kit's figure.
     Random start: u = v = U(0, 1) draws from NumPy's ``RandomState(seed)`` (as crowd-kit's).
     """
     data = _encoded(labels)
@@ -37,12 +38,12 @@ def mmsr(labels: Labels, *, max_iterations: int = 10_000, tolerance: float = 1e-
     covariance, shared = _covariance(data)
     weights = _skills(covariance, shared, n_items, n_classes, max_iterations, tolerance, seed)
     scores = weighted_scores(data, weights)
-    top = scores.max(axis=1)
-    leaders = scores >= (top - 1e-12 * np.maximum(np.abs(top), 1))[:, None]
+    total = scores.sum(axis=1, keepdims=True)
+    shares = np.divide(scores, total, out=np.full_like(scores, 1 / n_classes), where=total != 0)
+    top = shares.max(axis=1)
+    leaders = shares >= (top - 1e-12 * np.maximum(np.abs(top), 1))[:, None]
     winners = leaders.argmax(axis=1)
-    positive = np.maximum(scores, 0)
-    total = positive.sum(axis=1)
-    confidence = np.divide(positive[np.arange(n_items), winners], total, out=np.zeros(n_items), where=total > 0)
+    confidence = np.clip(shares[np.arange(n_items), winners], 0.0, 1.0)
     classes = np.array(data.classes, dtype=object)
     items = np.array(data.items, dtype=object)
     return AggregationResult(
