@@ -6,7 +6,7 @@ and the krippendorff package, in one process.
     .venv/bin/python benchmarks/bench_crowd.py --real    # also the real data sets in ../shared/data
     .venv/bin/python benchmarks/bench_crowd.py --real-only   # only the real data sets (seconds, not minutes)
     .venv/bin/python benchmarks/bench_crowd.py --methods     # every aggregator, ours and crowd-kit's: real
-                                                             # sets (accuracy, time) and a simulated set (time)
+                                                             # sets (accuracy, time), a simulated set (time)
 
 Annotators have accuracies drawn from U(0.3, 0.95) and otherwise answer uniformly at random; the
 true labels are known, so accuracy is reported next to time.
@@ -35,7 +35,16 @@ from pathlib import Path
 import krippendorff
 import numpy as np
 import pandas as pd
-from crowdkit.aggregation import GLAD, MACE, MMSR, DawidSkene, MajorityVote, OneCoinDawidSkene, Wawa, ZeroBasedSkill
+from crowdkit.aggregation import (
+    GLAD,
+    MACE,
+    MMSR,
+    DawidSkene,
+    MajorityVote,
+    OneCoinDawidSkene,
+    Wawa,
+    ZeroBasedSkill,
+)
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
@@ -48,13 +57,13 @@ from annotation.crowd.agreement import (
 )
 from annotation.crowd.bootstrap import bootstrap_agreement
 from annotation.crowd.cross_fit import cross_fitted_accuracy
+from annotation.crowd.encoding import encode
 from annotation.crowd.glad import glad
+from annotation.crowd.labels_io import read_gold, read_label_columns
 from annotation.crowd.mace import mace
 from annotation.crowd.mmsr import mmsr
 from annotation.crowd.one_coin import one_coin_dawid_skene
 from annotation.crowd.skill_votes import wawa, zero_based_skill
-from annotation.crowd.encoding import encode
-from annotation.crowd.labels_io import read_gold, read_label_columns
 
 REAL_SETS = {
     "RTE (Snow 2008)": "crowd_snow2008/rte",
@@ -246,7 +255,9 @@ def gold_dawid_skene_rows(frame: pd.DataFrame, gold: dict) -> tuple[dict, dict]:
     (seed 0, the same folds for both libraries), for each k in ``FOLDS``: ours and crowd-kit's."""
     ours, kit = {}, {}
     for folds in FOLDS:
-        ours[folds] = cross_fitted_accuracy(frame, gold, lambda d, g: dawid_skene(d, gold=g), folds=folds).accuracy
+        ours[folds] = cross_fitted_accuracy(
+            frame, gold, lambda d, g: dawid_skene(d, gold=g), folds=folds
+        ).accuracy
         kit[folds] = cross_fitted_accuracy(
             frame,
             gold,
@@ -274,7 +285,9 @@ def methods_table(shared: Path, repeats: int) -> None:
         cells, ratios = [], []
         for method, (ours, kit) in PAIRS.items():
             print(f"  {name}: {method}", flush=True)
-            results, wall, _ = best_of(repeats, ours=lambda f=frame, o=ours: o(f), kit=lambda f=frame, k=kit: k(f))
+            results, wall, _ = best_of(
+                repeats, ours=lambda f=frame, o=ours: o(f), kit=lambda f=frame, k=kit: k(f)
+            )
             cells.append(f"{scored(_labels(results['ours'])):.4f} / {scored(results['kit']):.4f}")
             ratios.append(f"{wall['kit'] / wall['ours']:.1f}")
         gold_ours, gold_kit = gold_dawid_skene_rows(frame, gold)
@@ -328,7 +341,9 @@ def main() -> None:
         "--real-only", action="store_true", help="only the real data sets: skip the 1,000,000-judgement part"
     )
     parser.add_argument(
-        "--methods", action="store_true", help="every aggregator against crowd-kit's: real sets and a simulated set"
+        "--methods",
+        action="store_true",
+        help="every aggregator against crowd-kit's: real sets and a simulated set",
     )
     args = parser.parse_args()
     warnings.simplefilter("ignore")

@@ -174,7 +174,9 @@ def dawid_skene(
         # M-step. mass[a, l, k]: posterior mass of true class k on the items annotator a labelled l.
         priors = np.ones(n_items) @ posterior / n_items
         mass = (by_annotator_label @ posterior).reshape(n_annotators, n_classes, n_classes)
-        log_confusion = _log_confusion(mass, used, smoothing, first if iterations == 0 else None, initial_strategy)
+        log_confusion = _log_confusion(
+            mass, used, smoothing, first if iterations == 0 else None, initial_strategy
+        )
         log_priors = np.log(np.maximum(priors, _CLIP))
         updated_bound = (
             float(np.vdot(mass, np.maximum(log_confusion, np.log(_CLIP))))
@@ -186,7 +188,9 @@ def dawid_skene(
         bound = updated_bound
         # E-step.
         iterations += 1
-        log_posterior = by_item @ np.maximum(log_confusion, _LOG_FLOOR).reshape(n_annotators * n_classes, n_classes)
+        log_posterior = by_item @ np.maximum(log_confusion, _LOG_FLOOR).reshape(
+            n_annotators * n_classes, n_classes
+        )
         log_posterior += log_priors
         log_posterior -= log_posterior.max(axis=1, keepdims=True)
         posterior = np.exp(log_posterior, out=log_posterior)
@@ -262,7 +266,8 @@ def _initial_mass(data: Encoded, initial: Mapping | None, strategy: str) -> np.n
                     first[position, code[given_label], code[true_label]] = count
     if strategy == "assign" and missing:
         raise ValueError(
-            f"initial_strategy 'assign' needs every annotator's matrix: {len(missing)} missing, e.g. {missing[:3]}"
+            f"initial_strategy 'assign' needs every annotator's matrix: {len(missing)} missing, "
+            f"e.g. {missing[:3]}"
         )
     # As crowd-kit: matrices of values ≤ 1 are probabilities, and each true class must sum to 1.
     if strategy == "assign" and (first <= 1).all() and not np.allclose(first.sum(axis=1), 1.0):
@@ -291,9 +296,7 @@ def gold_clamp(data: Encoded, gold: Mapping[Hashable, Hashable] | None) -> _Gold
         return _GoldClamp(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     code = {label: index for index, label in enumerate(data.classes)}
     pairs = [
-        (row, code[gold[item]])
-        for row, item in enumerate(data.items)
-        if item in gold and gold[item] in code
+        (row, code[gold[item]]) for row, item in enumerate(data.items) if item in gold and gold[item] in code
     ]
     rows = np.array([row for row, _ in pairs], dtype=np.int64)
     codes = np.array([label for _, label in pairs], dtype=np.int64)
@@ -315,7 +318,9 @@ def canonical(data: Encoded) -> Encoded:
     rows = np.lexsort((data.label_index, annotator_index, item_index))
     items = [data.items[i] for i in item_order.tolist()]
     annotators = [data.annotators[i] for i in annotator_order.tolist()]
-    return Encoded(items, annotators, data.classes, item_index[rows], annotator_index[rows], data.label_index[rows])
+    return Encoded(
+        items, annotators, data.classes, item_index[rows], annotator_index[rows], data.label_index[rows]
+    )
 
 
 def _sorted_positions(values: list) -> np.ndarray:

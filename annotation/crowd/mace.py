@@ -36,13 +36,14 @@ def mace(
     prior on spamming and a symmetric Dirichlet(``strategy_prior``) on ξ; ``"em"`` normalises
     counts + 0.01/K instead. ``iterations`` rounds per restart, no other stopping rule (crowd-kit's).
 
-    Initial spam and ξ: U(1, 2 + ``default_noise``) draws (scipy's ``uniform(1, 1 + default_noise)``,
-    crowd-kit's) from NumPy's ``RandomState(seed)``, normalised, over annotators and labels in canonical (sorted) order, so the
-    result does not depend on the row order. ``restarts`` > 1 repeats from seeds seed, seed + 1, …
-    and keeps the highest marginal likelihood (crowd-kit's ten restarts all reuse one seed, so they
-    equal one). crowd-kit differs in one respect: its M-step reads its per-(annotator, label) counts
-    in sorted order but its E-step indexes them in first-seen order, so unless the rows meet
-    annotators and labels in sorted order its annotators swap strategies; this module keeps one order.
+    Initial spam and ξ: U(1, 2 + ``default_noise``) draws (scipy's ``uniform(1, 1 +
+    default_noise)``, crowd-kit's) from NumPy's ``RandomState(seed)``, normalised, over
+    annotators and labels in canonical (sorted) order, so the result does not depend on the row
+    order. ``restarts`` > 1 repeats from seeds seed, seed + 1, … and keeps the highest marginal
+    likelihood (crowd-kit's ten restarts all reuse one seed, so they equal one). crowd-kit
+    differs in one respect: its M-step reads its per-(annotator, label) counts in sorted order
+    but its E-step indexes them in first-seen order, so unless the rows meet annotators and
+    labels in sorted order its annotators swap strategies; this module keeps one order.
     """
     if method not in ("vb", "em"):
         raise ValueError(f"method must be 'vb' or 'em', not {method!r}")
@@ -67,6 +68,7 @@ def mace(
             likelihood, posterior, spam_counts, strategy_counts = _e_step(data, spam, strategy)
         if best is None or likelihood > best[0]:
             best = (likelihood, posterior, spam, strategy)
+    assert best is not None  # at least one restart ran
     likelihood, posterior, spam, strategy = best
     competence = spam[:, 1]
     return probability_result(
@@ -105,10 +107,15 @@ def _e_step(data: Encoded, spam: np.ndarray, strategy: np.ndarray):
     knew = truth_given * knowing / (spam_mass + knowing)
     spammed = 1.0 - knew
     spam_counts = np.stack(
-        [np.bincount(who, weights=spammed, minlength=n_annotators), np.bincount(who, weights=knew, minlength=n_annotators)],
+        [
+            np.bincount(who, weights=spammed, minlength=n_annotators),
+            np.bincount(who, weights=knew, minlength=n_annotators),
+        ],
         axis=1,
     )
-    strategy_counts = np.bincount(who * n_classes + label, weights=spammed, minlength=n_annotators * n_classes)
+    strategy_counts = np.bincount(
+        who * n_classes + label, weights=spammed, minlength=n_annotators * n_classes
+    )
     return float(log_evidence.sum()), posterior, spam_counts, strategy_counts.reshape(n_annotators, n_classes)
 
 

@@ -32,7 +32,11 @@ GOLD_METHODS = tuple(name for name, (_, needs_gold) in _METHODS.items() if needs
 
 
 def aggregate_by_name(
-    labels: Labels, method: str, *, gold: Mapping[Hashable, Hashable] | None = None, tie_rule: str = "smallest"
+    labels: Labels,
+    method: str,
+    *,
+    gold: Mapping[Hashable, Hashable] | None = None,
+    tie_rule: str = "smallest",
 ) -> AggregationResult:
     """The named method's result; ``tie_rule`` applies to the two votes that take one."""
     if method not in _METHODS:

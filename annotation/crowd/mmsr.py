@@ -16,7 +16,9 @@ from .aggregation import AggregationResult, _encoded, weighted_scores
 from .encoding import Encoded, Labels
 
 
-def mmsr(labels: Labels, *, max_iterations: int = 10_000, tolerance: float = 1e-10, seed: int = 0) -> AggregationResult:
+def mmsr(
+    labels: Labels, *, max_iterations: int = 10_000, tolerance: float = 1e-10, seed: int = 0
+) -> AggregationResult:
     """Skills s from E[K/(K−1)·C − 1/(K−1)] = s sᵀ (C: how often two annotators agree on shared
     items), estimated by Matrix Mean-Subsequence-Reduced iterations: u and v are updated in turn,
     each entry the mean of its column's (row's) ratios X/u (X/v) after dropping the F largest and
@@ -34,7 +36,7 @@ def mmsr(labels: Labels, *, max_iterations: int = 10_000, tolerance: float = 1e-
     Random start: u = v = U(0, 1) draws from NumPy's ``RandomState(seed)`` (as crowd-kit's).
     """
     data = _encoded(labels)
-    n_items, n_annotators, n_classes = len(data.items), len(data.annotators), len(data.classes)
+    n_items, n_classes = len(data.items), len(data.classes)
     covariance, shared = _covariance(data)
     weights = _skills(covariance, shared, n_items, n_classes, max_iterations, tolerance, seed)
     scores = weighted_scores(data, weights)
@@ -57,7 +59,13 @@ def mmsr(labels: Labels, *, max_iterations: int = 10_000, tolerance: float = 1e-
             "seed": seed,
             "annotator_weight": dict(zip(data.annotators, weights.tolist(), strict=True)),
         },
-        {"classes": data.classes, "annotators": data.annotators, "items": data.items, "scores": scores, "skills": weights},
+        {
+            "classes": data.classes,
+            "annotators": data.annotators,
+            "items": data.items,
+            "scores": scores,
+            "skills": weights,
+        },
     )
 
 
@@ -66,7 +74,9 @@ def _covariance(data: Encoded) -> tuple[np.ndarray, np.ndarray]:
     of items each pair shares (0 on the diagonal)."""
     n_items, n_annotators, n_classes = len(data.items), len(data.annotators), len(data.classes)
     ones = np.ones(len(data))
-    answered = sparse.csr_matrix((ones, (data.annotator_index, data.item_index)), shape=(n_annotators, n_items))
+    answered = sparse.csr_matrix(
+        (ones, (data.annotator_index, data.item_index)), shape=(n_annotators, n_items)
+    )
     answered.data = np.minimum(answered.data, 1.0)
     gave = sparse.csr_matrix(
         (ones, (data.annotator_index, data.item_index * n_classes + data.label_index)),
@@ -94,7 +104,9 @@ def _skills(covariance, shared, n_items, n_classes, max_iterations, tolerance, s
             break
     magnitude = u / np.sqrt(np.linalg.norm(u) / np.linalg.norm(v))
     signed = _signs(covariance, magnitude)
-    clipped = np.maximum(np.minimum(signed, 1 - 1 / np.sqrt(n_items)), -1 / (n_classes - 1) + 1 / np.sqrt(n_items))
+    clipped = np.maximum(
+        np.minimum(signed, 1 - 1 / np.sqrt(n_items)), -1 / (n_classes - 1) + 1 / np.sqrt(n_items)
+    )
     right = clipped * (n_classes - 1) / n_classes + 1 / n_classes
     return np.log(right * (n_classes - 1) / (1 - right))
 
@@ -106,10 +118,8 @@ def _trimmed_means(ratios: np.ndarray, current: np.ndarray, trim: int, n_items: 
     count = (~np.isnan(ordered)).sum(axis=0)
     values = np.nan_to_num(ordered)
     below = (ordered < current).sum(axis=0)
-    if trim >= 0:
-        start = np.where(below < trim, below, trim)
-    else:
-        start = np.maximum(count + trim, 0)
+    # trim < 0 (⌊fewest co-annotators / 2⌋ − 1 = −1): crowd-kit's y[F:] keeps the largest |F| values.
+    start = np.where(below < trim, below, trim) if trim >= 0 else np.maximum(count + trim, 0)
     end = count.copy()
     rows = np.arange(len(ordered))[:, None]
     above = ((rows >= start) & (rows < end) & (ordered > current)).sum(axis=0)

@@ -13,7 +13,9 @@ from .aggregation import _CLIP, AggregationResult, _encoded, canonical, probabil
 from .encoding import Labels
 
 
-def one_coin_dawid_skene(labels: Labels, *, max_iterations: int = 100, tolerance: float = 1e-5) -> AggregationResult:
+def one_coin_dawid_skene(
+    labels: Labels, *, max_iterations: int = 100, tolerance: float = 1e-5
+) -> AggregationResult:
     """EM where annotator a gives the true label with probability s_a and each wrong one with
     (1 − s_a)/(K − 1).
 
@@ -26,7 +28,7 @@ def one_coin_dawid_skene(labels: Labels, *, max_iterations: int = 100, tolerance
     Items and annotators are taken in canonical order, so the row order does not matter.
     """
     data = canonical(_encoded(labels))
-    n_items, n_classes = len(data.items), len(data.classes)
+    n_classes = len(data.classes)
     counts = np.bincount(data.annotator_index, minlength=len(data.annotators))
     posterior = data.counts / data.ratings_per_item[:, None]
     priors = posterior.mean(axis=0)

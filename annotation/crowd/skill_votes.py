@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .aggregation import AggregationResult, _break_ties, _encoded, agreement_with, probability_result, weighted_scores
+from .aggregation import (
+    AggregationResult,
+    _break_ties,
+    _encoded,
+    agreement_with,
+    probability_result,
+    weighted_scores,
+)
 from .encoding import Encoded, Labels
 
 

@@ -4,15 +4,28 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0008_judgement_project'),
+        ("annotation", "0008_judgement_project"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='project',
-            name='ground_truth_method',
-            field=models.CharField(choices=[('majority', 'Majority vote (ties: smallest label)'), ('dawid-skene', 'Dawid–Skene'), ('gold-weighted', 'Vote weighted by accuracy on gold items'), ('one-coin-dawid-skene', 'One-coin Dawid–Skene'), ('glad', 'GLAD (annotator ability, item difficulty)'), ('mace', 'MACE (annotator competence)'), ('mmsr', 'M-MSR (skills by matrix completion)'), ('wawa', 'Wawa (vote weighted by agreement with the majority)'), ('zero-based-skill', 'Zero-based skill')], default='majority', max_length=20),
+            model_name="project",
+            name="ground_truth_method",
+            field=models.CharField(
+                choices=[
+                    ("majority", "Majority vote (ties: smallest label)"),
+                    ("dawid-skene", "Dawid–Skene"),
+                    ("gold-weighted", "Vote weighted by accuracy on gold items"),
+                    ("one-coin-dawid-skene", "One-coin Dawid–Skene"),
+                    ("glad", "GLAD (annotator ability, item difficulty)"),
+                    ("mace", "MACE (annotator competence)"),
+                    ("mmsr", "M-MSR (skills by matrix completion)"),
+                    ("wawa", "Wawa (vote weighted by agreement with the majority)"),
+                    ("zero-based-skill", "Zero-based skill"),
+                ],
+                default="majority",
+                max_length=20,
+            ),
         ),
     ]

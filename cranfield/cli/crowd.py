@@ -129,7 +129,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
         return fail("aggregate", str(error))
     if len(data) == 0:
         return fail("aggregate", f"{args.labels}: no labels after the header")
-    result = aggregate_by_name(data, args.method, gold=gold, tie_rule=args.tie_rule)
+    result = aggregate_by_name(data, args.method, gold=dict(gold.items()), tie_rule=args.tie_rule)
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(["item", "label", "confidence"])
     writer.writerows((item, label, f"{result.confidence[item]:.6f}") for item, label in result.labels.items())

@@ -1,3 +1,4 @@
+# ruff: noqa: E501
 """crowd-kit's test data (tests/conftest.py of Toloka/crowd-kit): its "simple" set, which imitates
 real Toloka answers, and its boolean-label set, as (item, annotator, label) triples with their truths."""
 

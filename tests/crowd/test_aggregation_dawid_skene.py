@@ -29,7 +29,11 @@ SETTINGS = [(10, 0.0), (100500, 1e-5)]  # crowd-kit's (n_iter, tol) pairs
 
 
 def overlap_design(overlap):
-    return [(task, annotator, "yes" if (annotator - task) % 3 else "no") for annotator in range(overlap) for task in range(3)]
+    return [
+        (task, annotator, "yes" if (annotator - task) % 3 else "no")
+        for annotator in range(overlap)
+        for task in range(3)
+    ]
 
 
 @pytest.mark.parametrize("overlap", [3, 300, 30_000])
@@ -57,7 +61,11 @@ def test_shuffled_rows_give_identical_results(overlap):
 
 def test_shuffled_rows_of_random_data_give_bit_identical_posteriors():
     rng = np.random.default_rng(3)
-    rows = [(f"i{i}", f"a{a}", int(rng.integers(0, 3))) for i in range(200) for a in rng.choice(20, 4, replace=False)]
+    rows = [
+        (f"i{i}", f"a{a}", int(rng.integers(0, 3)))
+        for i in range(200)
+        for a in rng.choice(20, 4, replace=False)
+    ]
     reference = dawid_skene(rows)
     for seed in range(3):
         shuffled = rows[:]
@@ -80,7 +88,10 @@ def test_toy_ysda(max_iterations, tolerance):
 
 @pytest.mark.parametrize(("max_iterations", "tolerance"), SETTINGS)
 def test_toy_ysda_with_gold(max_iterations, tolerance):
-    assert dawid_skene(TOY, max_iterations=max_iterations, tolerance=tolerance, gold=TOY_GOLD).labels == TOY_TRUTH
+    assert (
+        dawid_skene(TOY, max_iterations=max_iterations, tolerance=tolerance, gold=TOY_GOLD).labels
+        == TOY_TRUTH
+    )
 
 
 @pytest.mark.parametrize("max_iterations", [0, 1, 2])
@@ -101,7 +112,9 @@ def zero_matrices(annotators=("w1", "w2", "w3", "w4", "w5")):
 @pytest.mark.parametrize(("max_iterations", "tolerance"), SETTINGS)
 def test_zero_initial_counts_added_change_nothing(max_iterations, tolerance):
     for matrices in (zero_matrices(), zero_matrices(("w1", "w2", "w3"))):  # full and partial
-        result = dawid_skene(TOY, max_iterations=max_iterations, tolerance=tolerance, initial_confusion=matrices)
+        result = dawid_skene(
+            TOY, max_iterations=max_iterations, tolerance=tolerance, initial_confusion=matrices
+        )
         assert result.labels == TOY_TRUTH
 
 
@@ -116,7 +129,12 @@ def test_assigning_zero_or_partial_matrices_is_refused():
 def test_an_almost_right_history_keeps_the_answer(max_iterations, tolerance):
     matrices = zero_matrices()
     matrices["w2"] = {"no": {"no": 99, "yes": 1}, "yes": {"no": 1, "yes": 99}}
-    assert dawid_skene(TOY, max_iterations=max_iterations, tolerance=tolerance, initial_confusion=matrices).labels == TOY_TRUTH
+    assert (
+        dawid_skene(
+            TOY, max_iterations=max_iterations, tolerance=tolerance, initial_confusion=matrices
+        ).labels
+        == TOY_TRUTH
+    )
 
 
 @pytest.mark.parametrize(("max_iterations", "tolerance"), SETTINGS)
@@ -124,10 +142,19 @@ def test_assigning_the_fitted_matrices_keeps_the_answer(max_iterations, toleranc
     fitted = dawid_skene(TOY, max_iterations=max_iterations, tolerance=tolerance)
     classes = fitted.model["classes"]
     matrices = {
-        annotator: {true: dict(zip(classes, row.tolist(), strict=True)) for true, row in zip(classes, matrix, strict=True)}
+        annotator: {
+            true: dict(zip(classes, row.tolist(), strict=True))
+            for true, row in zip(classes, matrix, strict=True)
+        }
         for annotator, matrix in zip(fitted.model["annotators"], fitted.model["confusion"], strict=True)
     }
-    result = dawid_skene(TOY, max_iterations=max_iterations, tolerance=tolerance, initial_confusion=matrices, initial_strategy="assign")
+    result = dawid_skene(
+        TOY,
+        max_iterations=max_iterations,
+        tolerance=tolerance,
+        initial_confusion=matrices,
+        initial_strategy="assign",
+    )
     assert result.labels == TOY_TRUTH
 
 
@@ -144,11 +171,20 @@ def test_added_history_can_turn_a_label(max_iterations, tolerance):
 @pytest.mark.parametrize(("max_iterations", "tolerance"), SETTINGS)
 def test_assigned_matrices_can_turn_a_label(max_iterations, tolerance):
     """crowd-kit's test_assign_desired_label_on_toy_ysda: t2 becomes "no"."""
-    matrices = {a: {"no": {"no": 0.5, "yes": 0.5}, "yes": {"no": 0.5, "yes": 0.5}} for a in ("w1", "w2", "w3", "w4", "w5")}
+    matrices = {
+        a: {"no": {"no": 0.5, "yes": 0.5}, "yes": {"no": 0.5, "yes": 0.5}}
+        for a in ("w1", "w2", "w3", "w4", "w5")
+    }
     for annotator, given in (("w1", "yes"), ("w2", "yes"), ("w3", "yes"), ("w4", "no"), ("w5", "no")):
         other = "no" if given == "yes" else "yes"
         matrices[annotator]["no"] = {given: 0.99, other: 0.01}
-    result = dawid_skene(TOY, max_iterations=max_iterations, tolerance=tolerance, initial_confusion=matrices, initial_strategy="assign")
+    result = dawid_skene(
+        TOY,
+        max_iterations=max_iterations,
+        tolerance=tolerance,
+        initial_confusion=matrices,
+        initial_strategy="assign",
+    )
     assert result.labels["t2"] == "no"
 
 
@@ -184,9 +220,13 @@ def test_equal_to_crowd_kit_with_and_without_gold(seed):
 def test_initial_matrices_equal_crowd_kit():
     rows, _ = generated(7)
     frame = pd.DataFrame(rows, columns=["task", "worker", "label"])
-    history = {a: {t: {g: float((t == g) * 8 + 1) for g in range(3)} for t in range(3)} for a in range(0, 25, 2)}
+    history = {
+        a: {t: {g: float((t == g) * 8 + 1) for g in range(3)} for t in range(3)} for a in range(0, 25, 2)
+    }
     index = pd.MultiIndex.from_tuples([(a, g) for a in history for g in range(3)], names=["worker", "label"])
-    table = pd.DataFrame([[history[a][t][g] for t in range(3)] for a, g in index], index=index, columns=[0, 1, 2])
+    table = pd.DataFrame(
+        [[history[a][t][g] for t in range(3)] for a, g in index], index=index, columns=[0, 1, 2]
+    )
     kit = DawidSkene(n_iter=100, initial_error_strategy="addition").fit(frame, initial_error=table)
     ours = dawid_skene(frame, initial_confusion=history)
     assert ours.labels == kit.labels_.to_dict()

@@ -93,15 +93,18 @@ def test_mace_on_toy_and_simple(method):
     accuracy = sum(labels[item] == label for item, label in SIMPLE_TRUTH.items()) / len(SIMPLE_TRUTH)
     assert accuracy >= (1.0 if method == "vb" else 0.9)
     kit = MACE(n_restarts=1, n_iter=5, method=method).fit_predict(frame_of(SIMPLE)).to_dict()
-    assert mace(in_sorted_order(SIMPLE), iterations=5, method=method).labels == MACE(
-        n_restarts=1, n_iter=5, method=method
-    ).fit_predict(in_sorted_order(SIMPLE)).to_dict()
+    assert (
+        mace(in_sorted_order(SIMPLE), iterations=5, method=method).labels
+        == MACE(n_restarts=1, n_iter=5, method=method).fit_predict(in_sorted_order(SIMPLE)).to_dict()
+    )
     assert sum(kit[item] == label for item, label in SIMPLE_TRUTH.items()) / len(SIMPLE_TRUTH) == (
         1.0 if method == "vb" else 0.9
     )
 
 
-@pytest.mark.parametrize(("key", "dataset"), [(k, d) for k in ("wawa", "zbs", "mmsr") for d in ("toy", "simple")])
+@pytest.mark.parametrize(
+    ("key", "dataset"), [(k, d) for k in ("wawa", "zbs", "mmsr") for d in ("toy", "simple")]
+)
 def test_crowd_kits_expected_labels_skills_and_tables(key, dataset):
     """crowd-kit's test_fit_predict_classification_aggregations_methods (rtol 1e-5) for Wawa, ZBS
     and M-MSR. Wawa with our default tie rule (smallest label): the repository's expected values
@@ -148,7 +151,9 @@ def test_one_coin_equals_crowd_kit(seed):
     assert ours.labels == kit.labels_.to_dict()
     assert ours.parameters["iterations"] == len(kit.loss_history_)
     np.testing.assert_allclose(ours.model["posterior"], posterior_table(ours, kit.probas_), atol=1e-9)
-    np.testing.assert_allclose(ours.model["skills"], kit.skills_.loc[ours.model["annotators"]].to_numpy(), atol=1e-9)
+    np.testing.assert_allclose(
+        ours.model["skills"], kit.skills_.loc[ours.model["annotators"]].to_numpy(), atol=1e-9
+    )
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -159,7 +164,9 @@ def test_glad_equals_crowd_kit(seed):
     assert ours.labels == kit.labels_.to_dict()
     assert ours.parameters["iterations"] == len(kit.loss_history_)
     np.testing.assert_allclose(ours.model["posterior"], posterior_table(ours, kit.probas_), atol=1e-6)
-    np.testing.assert_allclose(ours.model["alpha"], kit.alphas_.loc[ours.model["annotators"]].to_numpy(), atol=1e-5)
+    np.testing.assert_allclose(
+        ours.model["alpha"], kit.alphas_.loc[ours.model["annotators"]].to_numpy(), atol=1e-5
+    )
 
 
 def in_sorted_order(rows):
@@ -195,17 +202,24 @@ def test_mmsr_equals_crowd_kit(seed):
     frame = frame_of(generated(seed))
     kit = MMSR().fit(frame)
     ours = mmsr(frame)
-    np.testing.assert_allclose(ours.model["skills"], kit.skills_.loc[ours.model["annotators"]].to_numpy(), atol=1e-9)
+    np.testing.assert_allclose(
+        ours.model["skills"], kit.skills_.loc[ours.model["annotators"]].to_numpy(), atol=1e-9
+    )
     assert ours.labels == kit.predict(frame).to_dict()
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_wawa_and_zero_based_skill_equal_crowd_kit(seed):
     frame = frame_of(generated(seed, n_items=1000))
-    for ours, model in ((wawa(frame, tie_rule="first-seen"), Wawa()), (zero_based_skill(frame), ZeroBasedSkill())):
+    for ours, model in (
+        (wawa(frame, tie_rule="first-seen"), Wawa()),
+        (zero_based_skill(frame), ZeroBasedSkill()),
+    ):
         vote, skills = kit_weighted(model, frame)
         assert ours.labels == vote.labels_.to_dict()
-        np.testing.assert_allclose(ours.model["skills"], skills.loc[ours.model["annotators"]].to_numpy(), atol=1e-12)
+        np.testing.assert_allclose(
+            ours.model["skills"], skills.loc[ours.model["annotators"]].to_numpy(), atol=1e-12
+        )
         np.testing.assert_allclose(ours.model["posterior"], posterior_table(ours, vote.probas_), atol=1e-12)
 
 
