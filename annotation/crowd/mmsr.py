@@ -98,8 +98,9 @@ def _skills(covariance, shared, n_items, n_classes, max_iterations, tolerance, s
     x = np.abs(covariance)
     for _ in range(max_iterations):
         u_previous, v_previous = u.copy(), v.copy()
-        v = _trimmed_means(np.where(observed, x / u[:, None], np.nan), v, trim, n_items)
-        u = _trimmed_means(np.where(observed.T, x.T / v[:, None], np.nan), u, trim, n_items)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = _trimmed_means(x / u[:, None], observed, v, trim, n_items)
+            u = _trimmed_means(x.T / v[:, None], observed.T, u, trim, n_items)
         if np.linalg.norm(np.outer(u, v) - np.outer(u_previous, v_previous)) < tolerance:
             break
     magnitude = u / np.sqrt(np.linalg.norm(u) / np.linalg.norm(v))
@@ -111,24 +112,33 @@ def _skills(covariance, shared, n_items, n_classes, max_iterations, tolerance, s
     return np.log(right * (n_classes - 1) / (1 - right))
 
 
-def _trimmed_means(ratios: np.ndarray, current: np.ndarray, trim: int, n_items: int) -> np.ndarray:
-    """Per column of ``ratios`` (NaN = unobserved), crowd-kit's ``_remove_largest_and_smallest_F_value``
-    around the column's current value, then the mean of what is left (the current value if nothing)."""
-    ordered = np.sort(ratios, axis=0)  # NaN last
-    count = (~np.isnan(ordered)).sum(axis=0)
-    values = np.nan_to_num(ordered)
-    below = (ordered < current).sum(axis=0)
+def _trimmed_means(ratios: np.ndarray, observed: np.ndarray, current: np.ndarray, trim: int, n_items: int):
+    """Per column of ``ratios`` (only where ``observed``), crowd-kit's
+    ``_remove_largest_and_smallest_F_value`` around the column's current value, then the mean of
+    what is left (the current value if nothing is).
+
+    As in crowd-kit, a ratio over a zero estimate (0/0 = NaN, x/0 = inf) stays in the column and
+    sorts after every number (numbers < inf < NaN), counts as neither below nor above the current
+    value, and makes the mean NaN or inf if it survives the trimming (it rarely does: it is among
+    the largest, which are trimmed)."""
+    category = np.where(observed, np.where(np.isnan(ratios), 2, np.where(np.isinf(ratios), 1, 0)), 3)
+    order = np.lexsort((np.where(category == 0, ratios, 0.0), category), axis=0)
+    ordered = np.take_along_axis(np.where(observed, ratios, 0.0), order, axis=0)
+    finite = np.take_along_axis(category, order, axis=0) == 0
+    count = observed.sum(axis=0)
+    below = (finite & (ordered < current)).sum(axis=0)
     # trim < 0 (⌊fewest co-annotators / 2⌋ − 1 = −1): crowd-kit's y[F:] keeps the largest |F| values.
     start = np.where(below < trim, below, trim) if trim >= 0 else np.maximum(count + trim, 0)
     end = count.copy()
     rows = np.arange(len(ordered))[:, None]
-    above = ((rows >= start) & (rows < end) & (ordered > current)).sum(axis=0)
+    above = ((rows >= start) & (rows < end) & (ordered > current)).sum(axis=0)  # NaN is never above
     if trim >= 0:
         end = np.where(above < trim, end - above, end - trim)
     kept = end - start
-    sums = np.vstack([np.zeros(ordered.shape[1]), np.cumsum(values, axis=0)])
-    columns = np.arange(ordered.shape[1])
-    total = sums[end, columns] - sums[start, columns]
+    with np.errstate(invalid="ignore"):
+        sums = np.vstack([np.zeros(ordered.shape[1]), np.cumsum(ordered, axis=0)])
+        columns = np.arange(ordered.shape[1])
+        total = sums[end, columns] - sums[start, columns]
     means = np.divide(total, kept, out=current.astype(float).copy(), where=kept > 0)
     lone_zero = (kept == 1) & (total == 0)
     return np.where(lone_zero, 1 / np.sqrt(n_items), means)
