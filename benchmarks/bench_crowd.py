@@ -324,7 +324,8 @@ def methods_speed(repeats: int, n_items: int = 10_000, pool: int = 100) -> None:
         print(
             f"| {name} | {wall['ours']:.3f} | {wall['kit']:.3f} | {wall['kit'] / wall['ours']:.1f} "
             f"| {cpu['kit'] / cpu['ours']:.1f} | {accuracy(_labels(results['ours']), truth):.4f} / "
-            f"{accuracy(results['kit'], truth):.4f} |"
+            f"{accuracy(results['kit'], truth):.4f} |",
+            flush=True,
         )
 
 
@@ -340,6 +341,7 @@ def main() -> None:
     parser.add_argument(
         "--real-only", action="store_true", help="only the real data sets: skip the 1,000,000-judgement part"
     )
+    parser.add_argument("--real-repeats", type=int, default=None, help="repeats on the real sets (--methods)")
     parser.add_argument(
         "--methods",
         action="store_true",
@@ -351,8 +353,8 @@ def main() -> None:
     if args.methods:
         repeats = args.repeats or (1 if args.quick else 3)
         print(f"cores: {os.cpu_count()}; every aggregator; best of {repeats}; {date.today().isoformat()}")
-        methods_table(shared, repeats)
         methods_speed(repeats, n_items=1_000 if args.quick else 10_000)
+        methods_table(shared, args.real_repeats or repeats)
         return
     if args.real_only:
         repeats = args.repeats or (1 if args.quick else 5)

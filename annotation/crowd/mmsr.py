@@ -121,24 +121,39 @@ def _trimmed_means(ratios: np.ndarray, observed: np.ndarray, current: np.ndarray
     sorts after every number (numbers < inf < NaN), counts as neither below nor above the current
     value, and makes the mean NaN or inf if it survives the trimming (it rarely does: it is among
     the largest, which are trimmed)."""
-    category = np.where(observed, np.where(np.isnan(ratios), 2, np.where(np.isinf(ratios), 1, 0)), 3)
-    order = np.lexsort((np.where(category == 0, ratios, 0.0), category), axis=0)
-    ordered = np.take_along_axis(np.where(observed, ratios, 0.0), order, axis=0)
-    finite = np.take_along_axis(category, order, axis=0) == 0
     count = observed.sum(axis=0)
+    if trim == 0:  # nothing is trimmed: the plain mean of each column (NaN/inf propagate as in crowd-kit)
+        total = np.where(observed, ratios, 0.0).sum(axis=0)
+        means = np.divide(total, count, out=current.astype(float).copy(), where=count > 0)
+        return np.where((count == 1) & (total == 0), 1 / np.sqrt(n_items), means)
+    if np.isfinite(ratios[observed]).all():  # the usual case: one sort, unobserved last as +inf
+        ordered = np.sort(np.where(observed, ratios, np.inf), axis=0)
+        finite = np.isfinite(ordered)
+        ordered[~finite] = 0.0
+    else:
+        category = np.where(observed, np.where(np.isnan(ratios), 2, np.where(np.isinf(ratios), 1, 0)), 3)
+        order = np.lexsort((np.where(category == 0, ratios, 0.0), category), axis=0)
+        ordered = np.take_along_axis(np.where(observed, ratios, 0.0), order, axis=0)
+        finite = np.take_along_axis(category, order, axis=0) == 0
+    nans = (observed & np.isnan(ratios)).sum(axis=0)  # sorted last among the observed
     below = (finite & (ordered < current)).sum(axis=0)
-    # trim < 0 (⌊fewest co-annotators / 2⌋ − 1 = −1): crowd-kit's y[F:] keeps the largest |F| values.
-    start = np.where(below < trim, below, trim) if trim >= 0 else np.maximum(count + trim, 0)
-    end = count.copy()
     rows = np.arange(len(ordered))[:, None]
-    above = ((rows >= start) & (rows < end) & (ordered > current)).sum(axis=0)  # NaN is never above
-    if trim >= 0:
-        end = np.where(above < trim, end - above, end - trim)
+    if trim < 0:  # ⌊fewest co-annotators / 2⌋ − 1 = −1: crowd-kit's y[F:] keeps the largest |F| values
+        start, end = np.maximum(count + trim, 0), count
+    else:
+        # Stage 1: fewer than F below the current value: keep y >= it (a filter, which drops NaN);
+        # otherwise drop the F smallest (a slice, which keeps NaN).
+        filtered = below < trim
+        start = np.where(filtered, below, trim)
+        end = np.where(filtered, count - nans, count)
+        # Stage 2: the same on the largest side; NaN is never above, and a filter drops it.
+        above = ((rows >= start) & (rows < end) & (ordered > current)).sum(axis=0)
+        nans_in = np.where(filtered, 0, np.minimum(nans, np.maximum(end - start, 0)))
+        end = np.where(above < trim, end - above - nans_in, end - trim)
+        end = np.maximum(end, start)
     kept = end - start
     with np.errstate(invalid="ignore"):
-        sums = np.vstack([np.zeros(ordered.shape[1]), np.cumsum(ordered, axis=0)])
-        columns = np.arange(ordered.shape[1])
-        total = sums[end, columns] - sums[start, columns]
+        total = np.where((rows >= start) & (rows < end), ordered, 0.0).sum(axis=0)
     means = np.divide(total, kept, out=current.astype(float).copy(), where=kept > 0)
     lone_zero = (kept == 1) & (total == 0)
     return np.where(lone_zero, 1 / np.sqrt(n_items), means)

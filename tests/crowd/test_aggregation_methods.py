@@ -246,3 +246,29 @@ def test_cranfield_aggregate_offers_every_method(tmp_path, capsys, method):
     if method.startswith("gold"):
         assert main(["aggregate", str(labels), "--method", method]) == 2
         assert "needs --gold" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("trim", [-1, 0, 1, 3])
+def test_mmsr_trimmed_means_equal_crowd_kits_trimming_column_by_column(trim):
+    """Each column against crowd-kit's own ``_remove_largest_and_smallest_F_value`` and mean,
+    including the ratios over a zero estimate (NaN, inf) that crowd-kit keeps in the column."""
+    from annotation.crowd.mmsr import _trimmed_means
+
+    rng = np.random.default_rng(trim + 10)
+    n = 30
+    ratios = rng.uniform(0, 3, (n, n))
+    ratios[rng.random((n, n)) < 0.05] = 0.0
+    observed = rng.random((n, n)) < 0.6
+    if trim != 3:  # also the non-finite values
+        ratios[rng.random((n, n)) < 0.03] = np.nan
+        ratios[rng.random((n, n)) < 0.03] = np.inf
+    current = rng.uniform(0, 2, n)
+    with np.errstate(invalid="ignore"):
+        ours = _trimmed_means(ratios, observed, current, trim, 400)
+    for column in range(n):
+        values = ratios[observed[:, column], column].reshape(-1, 1)
+        kept = MMSR._remove_largest_and_smallest_F_value(values, trim, current[column], 400)
+        expected = kept.mean() if len(kept) else current[column]
+        np.testing.assert_equal(ours[column], expected) if not np.isfinite(expected) else None
+        if np.isfinite(expected):
+            assert ours[column] == pytest.approx(expected, rel=1e-12), column
