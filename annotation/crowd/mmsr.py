@@ -39,6 +39,13 @@ def mmsr(
     n_items, n_classes = len(data.items), len(data.classes)
     covariance, shared = _covariance(data)
     weights = _skills(covariance, shared, n_items, n_classes, max_iterations, tolerance, seed)
+    if not np.isfinite(weights).all():
+        # An estimate reached 0, a ratio 0/0 survived the (here absent or too light) trimming and
+        # spread NaN: crowd-kit fails at this point too ("Skill value is missing"), e.g. on D_Product.
+        raise ValueError(
+            f"M-MSR diverged: {int((~np.isfinite(weights)).sum())} of {len(weights)} annotators' skills "
+            "are not finite (too few shared items per pair of annotators to trim); use another method"
+        )
     scores = weighted_scores(data, weights)
     total = scores.sum(axis=1, keepdims=True)
     shares = np.divide(scores, total, out=np.full_like(scores, 1 / n_classes), where=total != 0)
