@@ -347,6 +347,10 @@ def main() -> None:
     parser.add_argument(
         "--real-only", action="store_true", help="only the real data sets: skip the 1,000,000-judgement part"
     )
+    parser.add_argument("--skip-real", action="store_true", help="--methods on the simulated set only")
+    parser.add_argument(
+        "--simulated-items", type=int, default=None, help="items of the simulated set (--methods)"
+    )
     parser.add_argument("--skip-simulated", action="store_true", help="--methods on the real sets only")
     parser.add_argument("--real-repeats", type=int, default=None, help="repeats on the real sets (--methods)")
     parser.add_argument(
@@ -361,8 +365,9 @@ def main() -> None:
         repeats = args.repeats or (1 if args.quick else 3)
         print(f"cores: {os.cpu_count()}; every aggregator; best of {repeats}; {date.today().isoformat()}")
         if not args.skip_simulated:
-            methods_speed(repeats, n_items=1_000 if args.quick else 10_000)
-        methods_table(shared, args.real_repeats or repeats)
+            methods_speed(repeats, n_items=args.simulated_items or (1_000 if args.quick else 10_000))
+        if not args.skip_real:
+            methods_table(shared, args.real_repeats or repeats)
         return
     if args.real_only:
         repeats = args.repeats or (1 if args.quick else 5)
