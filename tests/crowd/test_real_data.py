@@ -146,7 +146,14 @@ CROWD_KIT = {
             KIT_METHODS, (0.6336, 0.6404, 0.6113, 0.6301, 0.6353, 0.6301, 0.6301, 0.6301, 0.6815), strict=True
         )
     ),
-    "product": {},  # PRODUCT_PLACEHOLDER
+    # M-MSR fails on product in crowd-kit too ("Skill value is missing"), so it has no figure there.
+    "product": dict(
+        zip(
+            [m for m in KIT_METHODS if m != "mmsr"],
+            (0.8966, 0.9397, 0.9084, 0.9282, 0.929, 0.8966, 0.8966, 0.9405),
+            strict=True,
+        )
+    ),
 }
 FOLDS_PRIMARY = 10
 # Our accuracy per method (rounded to 4 places; gold-dawid-skene: 10-fold cross-fitted, seed 0).
@@ -255,7 +262,8 @@ def test_our_best_method_is_at_least_as_accurate_as_crowd_kits_best(shared_data,
     data = encode(labels)
     ours = {method: accuracy(result.labels, gold) for method, result in every_method(data).items()}
     ours["gold-dawid-skene"] = cross_fitted_gold_dawid_skene(data, gold, FOLDS_PRIMARY)
-    assert max(ours.values()) >= max(CROWD_KIT[name].values()) - 1e-12, (name, ours, CROWD_KIT[name])
+    # crowd-kit's figures are recorded to 4 places: compare at 4 places.
+    assert round(max(ours.values()), 4) >= max(CROWD_KIT[name].values()), (name, ours, CROWD_KIT[name])
     assert set(ours) == set(OURS[name])
     for method, expected in OURS[name].items():
         assert round(ours[method], 4) == expected, (name, method, ours[method])
