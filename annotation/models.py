@@ -102,6 +102,12 @@ class Project(models.Model):
         MAJORITY = "majority", "Majority vote (ties: smallest label)"
         DAWID_SKENE = "dawid-skene", "Dawid–Skene"
         GOLD_WEIGHTED = "gold-weighted", "Vote weighted by accuracy on gold items"
+        ONE_COIN_DAWID_SKENE = "one-coin-dawid-skene", "One-coin Dawid–Skene"
+        GLAD = "glad", "GLAD (annotator ability, item difficulty)"
+        MACE = "mace", "MACE (annotator competence)"
+        MMSR = "mmsr", "M-MSR (skills by matrix completion)"
+        WAWA = "wawa", "Wawa (vote weighted by agreement with the majority)"
+        ZERO_BASED_SKILL = "zero-based-skill", "Zero-based skill"
 
     ground_truth_method = models.CharField(
         max_length=20, choices=GroundTruthMethod.choices, default=GroundTruthMethod.MAJORITY

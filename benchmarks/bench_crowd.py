@@ -6,6 +6,8 @@ and the krippendorff package, in one process.
     .venv/bin/python benchmarks/bench_crowd.py --real    # also the real data sets in ../shared/data
                                                          # (not shipped: tests/data/README.md)
     .venv/bin/python benchmarks/bench_crowd.py --real-only   # only the real data sets (seconds, not minutes)
+    .venv/bin/python benchmarks/bench_crowd.py --methods     # every aggregator, ours and crowd-kit's: real
+                                                             # sets (accuracy, time), a simulated set (time)
 
 Annotators have accuracies drawn from U(0.3, 0.95) and otherwise answer uniformly at random; the
 true labels are known, so accuracy is reported next to time.
@@ -35,7 +37,16 @@ from pathlib import Path
 import krippendorff
 import numpy as np
 import pandas as pd
-from crowdkit.aggregation import DawidSkene, MajorityVote
+from crowdkit.aggregation import (
+    GLAD,
+    MACE,
+    MMSR,
+    DawidSkene,
+    MajorityVote,
+    OneCoinDawidSkene,
+    Wawa,
+    ZeroBasedSkill,
+)
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
@@ -47,8 +58,14 @@ from annotation.crowd.agreement import (
     pair_entries,
 )
 from annotation.crowd.bootstrap import bootstrap_agreement
+from annotation.crowd.cross_fit import cross_fitted_accuracy
 from annotation.crowd.encoding import encode
+from annotation.crowd.glad import glad
 from annotation.crowd.labels_io import read_gold, read_label_columns
+from annotation.crowd.mace import mace
+from annotation.crowd.mmsr import mmsr
+from annotation.crowd.one_coin import one_coin_dawid_skene
+from annotation.crowd.skill_votes import wawa, zero_based_skill
 
 REAL_SETS = {
     "RTE (Snow 2008)": "crowd_snow2008/rte",
@@ -208,6 +225,127 @@ def real_data_table(repeats: int) -> None:
         )
 
 
+def _kit_weighted(model, frame: pd.DataFrame) -> dict:
+    """crowd-kit's ``fit_predict`` of Wawa and ZeroBasedSkill fails with the installed scikit-learn
+    (``check_is_fitted`` wants ``__sklearn_tags__``); this is what their ``predict`` does: a
+    majority vote weighted by the fitted skills."""
+    return MajorityVote().fit(frame, skills=model.fit(frame).skills_).labels_.to_dict()
+
+
+# Every aggregator: (ours, crowd-kit's), each a function of the DataFrame (task, worker, label).
+# MACE: crowd-kit's ten restarts all start from one seed and so equal one; both run one.
+PAIRS = {
+    "majority vote": (lambda f: majority_vote(f), lambda f: MajorityVote().fit_predict(f).to_dict()),
+    "Dawid-Skene": (lambda f: dawid_skene(f), lambda f: DawidSkene(n_iter=100).fit_predict(f).to_dict()),
+    "one-coin DS": (
+        lambda f: one_coin_dawid_skene(f),
+        lambda f: OneCoinDawidSkene(n_iter=100).fit_predict(f).to_dict(),
+    ),
+    "GLAD": (lambda f: glad(f), lambda f: GLAD().fit_predict(f).to_dict()),
+    "MACE": (lambda f: mace(f), lambda f: MACE(n_restarts=1).fit_predict(f).to_dict()),
+    "MMSR": (lambda f: mmsr(f), lambda f: MMSR().fit_predict(f).to_dict()),
+    "Wawa": (lambda f: wawa(f), lambda f: _kit_weighted(Wawa(), f)),
+    "ZBS": (lambda f: zero_based_skill(f), lambda f: _kit_weighted(ZeroBasedSkill(), f)),
+}
+FOLDS = (2, 5, 10)
+
+
+def _labels(result) -> dict:
+    return result if isinstance(result, dict) else result.labels
+
+
+class _Labelled:
+    """crowd-kit's labels where ``cross_fitted_accuracy`` wants an ``AggregationResult``."""
+
+    def __init__(self, labels: dict):
+        self.labels = labels
+
+
+def gold_dawid_skene_rows(frame: pd.DataFrame, gold: dict) -> tuple[dict, dict]:
+    """Accuracy of Dawid-Skene with gold clamped, every gold item held out by k-fold cross-fitting
+    (seed 0, the same folds for both libraries), for each k in ``FOLDS``: ours and crowd-kit's."""
+    ours, kit = {}, {}
+    for folds in FOLDS:
+        ours[folds] = cross_fitted_accuracy(
+            frame, gold, lambda d, g: dawid_skene(d, gold=g), folds=folds
+        ).accuracy
+        kit[folds] = cross_fitted_accuracy(
+            frame,
+            gold,
+            lambda d, g: _Labelled(
+                DawidSkene(n_iter=100).fit_predict(frame, true_labels=pd.Series(g, dtype=object)).to_dict()
+            ),
+            folds=folds,
+        ).accuracy
+    return ours, kit
+
+
+def methods_table(shared: Path, repeats: int) -> None:
+    """Per real set: accuracy of every method, ours / crowd-kit's, and crowd-kit's time ÷ ours."""
+    accuracy_rows, time_rows = [], []
+    for name, stem in REAL_SETS.items():
+        folder = stem.endswith("/")
+        labels_path = shared / (stem + "labels.csv" if folder else stem + "_labels.csv")
+        gold = read_gold(shared / (stem + "gold.csv" if folder else stem + "_gold.csv"))
+        frame = pd.DataFrame(read_label_columns(labels_path).triples(), columns=["task", "worker", "label"])
+
+        def scored(predicted, gold=gold):
+            items = [item for item in gold if item in predicted]
+            return sum(predicted[item] == gold[item] for item in items) / len(items)
+
+        cells, ratios = [], []
+        for method, (ours, kit) in PAIRS.items():
+            print(f"  {name}: {method}", flush=True)
+            try:
+                results, wall, _ = best_of(
+                    repeats, ours=lambda f=frame, o=ours: o(f), kit=lambda f=frame, k=kit: k(f)
+                )
+            except ValueError as error:  # M-MSR on D_Product: both libraries fail
+                print(f"  {name}: {method} failed: {error}", flush=True)
+                cells.append("fails / fails")
+                ratios.append("–")
+                continue
+            cells.append(f"{scored(_labels(results['ours'])):.4f} / {scored(results['kit']):.4f}")
+            ratios.append(f"{wall['kit'] / wall['ours']:.1f}")
+        gold_ours, gold_kit = gold_dawid_skene_rows(frame, gold)
+        cells += [f"{gold_ours[k]:.4f} / {gold_kit[k]:.4f}" for k in FOLDS]
+        gold_vote, _ = cross_fitted_gold_vote(list(frame.itertuples(index=False, name=None)), gold)
+        cells.append(f"{gold_vote:.4f}")
+        accuracy_rows.append(f"| {name} | " + " | ".join(cells) + " |")
+        time_rows.append(f"| {name} | " + " | ".join(ratios) + " |")
+        print(f"done: {name}: {accuracy_rows[-1]} {time_rows[-1]}", flush=True)
+    names = list(PAIRS) + [f"gold DS, {k}-fold" for k in FOLDS] + ["ours gold-weighted, 2-fold"]
+    print("accuracy against gold, ours / crowd-kit")
+    print("| data set | " + " | ".join(names) + " |")
+    print("|" + " --- |" * (len(names) + 1))
+    print("\n".join(accuracy_rows))
+    print(f"\ncrowd-kit time ÷ ours (best of {repeats})")
+    print("| data set | " + " | ".join(PAIRS) + " |")
+    print("|" + " --- |" * (len(PAIRS) + 1))
+    print("\n".join(time_rows))
+
+
+def methods_speed(repeats: int, n_items: int = 10_000, pool: int = 100) -> None:
+    """Every aggregator on one simulated set (``n_items`` × 10 judgements from ``pool`` annotators,
+    5 labels): crowd-kit's time ÷ ours, wall and CPU, best of ``repeats``, and accuracy."""
+    triples, truth, _ = simulate(n_items, 10, pool, 5, seed=1)
+    frame = pd.DataFrame(triples, columns=["task", "worker", "label"])
+    print(
+        f"\nsimulated: {len(triples):,} judgements, {n_items:,} items × 10 from {pool} annotators, 5 labels; "
+        f"best of {repeats}"
+    )
+    print("| method | ours s | crowd-kit s | crowd-kit ÷ ours (wall) | (CPU) | accuracy ours / crowd-kit |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, (ours, kit) in PAIRS.items():
+        results, wall, cpu = best_of(repeats, ours=lambda o=ours: o(frame), kit=lambda k=kit: k(frame))
+        print(
+            f"| {name} | {wall['ours']:.3f} | {wall['kit']:.3f} | {wall['kit'] / wall['ours']:.1f} "
+            f"| {cpu['kit'] / cpu['ours']:.1f} | {accuracy(_labels(results['ours']), truth):.4f} / "
+            f"{accuracy(results['kit'], truth):.4f} |",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -220,8 +358,28 @@ def main() -> None:
     parser.add_argument(
         "--real-only", action="store_true", help="only the real data sets: skip the 1,000,000-judgement part"
     )
+    parser.add_argument("--skip-real", action="store_true", help="--methods on the simulated set only")
+    parser.add_argument(
+        "--simulated-items", type=int, default=None, help="items of the simulated set (--methods)"
+    )
+    parser.add_argument("--skip-simulated", action="store_true", help="--methods on the real sets only")
+    parser.add_argument("--real-repeats", type=int, default=None, help="repeats on the real sets (--methods)")
+    parser.add_argument(
+        "--methods",
+        action="store_true",
+        help="every aggregator against crowd-kit's: real sets and a simulated set",
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
+    shared = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    if args.methods:
+        repeats = args.repeats or (1 if args.quick else 3)
+        print(f"cores: {os.cpu_count()}; every aggregator; best of {repeats}; {date.today().isoformat()}")
+        if not args.skip_simulated:
+            methods_speed(repeats, n_items=args.simulated_items or (1_000 if args.quick else 10_000))
+        if not args.skip_real:
+            methods_table(shared, args.real_repeats or repeats)
+        return
     if args.real_only:
         repeats = args.repeats or (1 if args.quick else 5)
         print(f"cores: {os.cpu_count()}; real data sets only; best of {repeats}; {date.today().isoformat()}")

@@ -12,7 +12,20 @@ import sys
 
 from cranfield.cli import CommandError
 
-METHODS = ("majority", "dawid-skene", "gold-weighted")
+# annotation.crowd.methods' names, written out so that --help imports nothing (a test keeps them equal).
+METHODS = (
+    "majority",
+    "dawid-skene",
+    "gold-dawid-skene",
+    "gold-weighted",
+    "one-coin-dawid-skene",
+    "glad",
+    "mace",
+    "mmsr",
+    "wawa",
+    "zero-based-skill",
+)
+GOLD_METHODS = ("gold-dawid-skene", "gold-weighted")
 
 
 def register(subparsers) -> None:
@@ -22,31 +35,41 @@ def register(subparsers) -> None:
         description="Aggregate crowd labels into one label per item with a confidence in [0, 1].",
     )
     aggregate.add_argument("labels", help="CSV with header item,annotator,label")
-    aggregate.add_argument("--method", choices=METHODS, default="majority")
-    aggregate.add_argument("--gold", help="CSV with header item,label (needed by gold-weighted)")
+    aggregate.add_argument(
+        "--method",
+        choices=METHODS,
+        default="majority",
+        help="majority vote; Dawid-Skene (gold-dawid-skene: with --gold answers clamped during EM); "
+        "the vote weighted by gold accuracy; one-coin Dawid-Skene, GLAD, MACE, M-MSR, Wawa, zero-based skill",
+    )
+    aggregate.add_argument("--gold", help=f"CSV with header item,label (needed by {', '.join(GOLD_METHODS)})")
     aggregate.add_argument("--tie-rule", choices=["smallest", "largest", "random"], default="smallest")
+    aggregate.add_argument(
+        "--duplicates",
+        choices=["refuse", "newest"],
+        default="refuse",
+        help="two labels from one annotator for one item: refuse the file (default), or keep the later line",
+    )
     aggregate.set_defaults(handler=run_aggregate)
 
 
 def run_aggregate(args: argparse.Namespace) -> int:
-    from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
     from annotation.crowd.labels_io import LabelFileError, read_gold, read_label_columns
+    from annotation.crowd.methods import aggregate_by_name
 
-    if args.method == "gold-weighted" and not args.gold:
-        raise CommandError("--method gold-weighted needs --gold GOLD.csv")
+    if args.method in GOLD_METHODS and not args.gold:
+        raise CommandError(f"--method {args.method} needs --gold GOLD.csv")
     try:
-        data = read_label_columns(args.labels)
+        data = read_label_columns(args.labels, duplicates=args.duplicates)
         gold = read_gold(args.gold) if args.gold else {}
     except (LabelFileError, OSError) as error:
         raise CommandError(error) from error
     if len(data) == 0:
         raise CommandError(f"{args.labels}: no labels after the header")
-    if args.method == "majority":
-        result = majority_vote(data, tie_rule=args.tie_rule)
-    elif args.method == "dawid-skene":
-        result = dawid_skene(data)
-    else:
-        result = gold_weighted_vote(data, gold)
+    try:
+        result = aggregate_by_name(data, args.method, gold=gold, tie_rule=args.tie_rule)
+    except ValueError as error:  # e.g. M-MSR's skills cannot be estimated on these labels
+        raise CommandError(error) from error
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(["item", "label", "confidence"])
     writer.writerows((item, label, f"{result.confidence[item]:.6f}") for item, label in result.labels.items())

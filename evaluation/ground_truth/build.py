@@ -26,6 +26,7 @@ from django.utils import timezone
 from annotation.crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
 from annotation.crowd.agreement import cohen_kappa_matrix, label_order
 from annotation.crowd.encoding import Encoded, Labels, encode, on_scale
+from annotation.crowd.methods import aggregate_by_name
 from annotation.crowd.quality import (
     agreement_with_aggregate,
     busiest,
@@ -64,6 +65,17 @@ def no_progress(stage: str, share: float) -> None:
     """The default progress callback: report nothing."""
 
 
+# The methods that need neither gold nor a tie rule, by the crowd package's registry.
+_CROWD_METHODS = {
+    Project.GroundTruthMethod.ONE_COIN_DAWID_SKENE,
+    Project.GroundTruthMethod.GLAD,
+    Project.GroundTruthMethod.MACE,
+    Project.GroundTruthMethod.MMSR,
+    Project.GroundTruthMethod.WAWA,
+    Project.GroundTruthMethod.ZERO_BASED_SKILL,
+}
+
+
 def aggregate(data: Labels, method: str, tie_rule: str, with_gold: Labels, gold: dict) -> AggregationResult:
     """The aggregate label of every task by the named method.
 
@@ -73,6 +85,8 @@ def aggregate(data: Labels, method: str, tie_rule: str, with_gold: Labels, gold:
     """
     if method == Project.GroundTruthMethod.DAWID_SKENE:
         return dawid_skene(data)
+    if method in _CROWD_METHODS:
+        return aggregate_by_name(data, method)
     if method == Project.GroundTruthMethod.GOLD_WEIGHTED:
         result = gold_weighted_vote(with_gold, gold, tie_rule=tie_rule)
         for item in gold:
