@@ -105,6 +105,14 @@ def _format_cutoff(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(value)
 
 
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": OFFICIAL,
+    "all_trec": tuple(FAMILIES),
+    "all": tuple(FAMILIES),
+}
+CUTOFF_FAMILIES = frozenset({"P", "recall", "ndcg_cut", "map_cut", "success"})
+
+
 def parse_measures(specs: Iterable[str] | None) -> list[Measure]:
     """Parse trec_eval ``-m`` arguments: ``official`` (default), ``all_trec``, ``map``, ``P.5,10``,
     ``ndcg_cut.10,20``, ``iprec_at_recall.0.25,0.5``. Families keep trec_eval's print order."""
@@ -112,39 +120,38 @@ def parse_measures(specs: Iterable[str] | None) -> list[Measure]:
     for spec in specs or ["official"]:
         if spec in {"runid", "num_q"}:  # printed by the CLI, not computed per topic
             continue
-        if spec == "official":
-            for family in OFFICIAL:
-                requested.setdefault(family, None)
-            continue
-        if spec in {"all_trec", "all"}:
-            for family in FAMILIES:
+        if spec in NICKNAMES:
+            for family in NICKNAMES[spec]:
                 requested.setdefault(family, None)
             continue
         family, _, params_text = spec.partition(".")
         if family not in FAMILIES:
-            known = ", ".join(["official", "all_trec", *FAMILIES])
+            known = ", ".join([*NICKNAMES, *FAMILIES])
             raise MeasureError(f"unknown measure {family!r}; known: {known}")
-        if not params_text:
+        if params_text:
+            requested[family] = _parse_params(family, params_text)
+        else:
             requested.setdefault(family, None)
-            continue
-        if not FAMILIES[family]:
-            raise MeasureError(f"measure {family!r} takes no parameters, got {params_text!r}")
-        try:
-            params = tuple(float(p) for p in params_text.split(","))
-        except ValueError:
-            raise MeasureError(
-                f"measure {family!r}: parameters must be numbers, got {params_text!r}"
-            ) from None
-        if family in {"P", "recall", "ndcg_cut", "map_cut", "success"}:
-            if any(p < 1 for p in params):
-                raise MeasureError(f"measure {family!r}: cut-offs must be at least 1, got {params_text!r}")
-            params = tuple(int(p) for p in params)  # trec_eval reads them with atol: 23.4 → 23
-        requested[family] = tuple(sorted(set(params)))
     return [
         Measure(family, FAMILIES[family] if requested[family] is None else requested[family])
         for family in FAMILIES
         if family in requested
     ]
+
+
+def _parse_params(family: str, params_text: str) -> tuple:
+    """A family's parameter list as trec_eval's meas_init.c reads it: cut-offs sorted, long ones by atol."""
+    if not FAMILIES[family]:
+        raise MeasureError(f"measure {family!r} takes no parameters, got {params_text!r}")
+    try:
+        params = tuple(float(p) for p in params_text.split(","))
+    except ValueError:
+        raise MeasureError(f"measure {family!r}: parameters must be numbers, got {params_text!r}") from None
+    if family in CUTOFF_FAMILIES:
+        if any(p < 1 for p in params):
+            raise MeasureError(f"measure {family!r}: cut-offs must be at least 1, got {params_text!r}")
+        params = tuple(int(p) for p in params)  # trec_eval reads them with atol: 23.4 → 23
+    return tuple(sorted(set(params)))
 
 
 @dataclass(frozen=True)
@@ -204,6 +211,179 @@ def rank_topic(
     return RankedTopic(rels, prepared.levels)
 
 
+class _Topic:
+    """One ranked topic's shared quantities, computed once and read by every measure family."""
+
+    def __init__(self, topic: RankedTopic, relevance_level: int, version: str) -> None:
+        self.rels = rels = topic.rels
+        self.levels = topic.levels
+        self.relevance_level = relevance_level
+        self.version = version
+        self.num_ret = len(rels)
+        self.num_rel = sum(count for level, count in topic.levels.items() if level >= relevance_level)
+        self.num_nonrel = sum(count for level, count in topic.levels.items() if level < relevance_level)
+        self.relevant = relevant = rels >= relevance_level
+        self.cum_rel = np.cumsum(relevant)
+        self.num_rel_ret = int(self.cum_rel[-1]) if self.num_ret else 0
+        self.ranks = ranks = np.arange(1, self.num_ret + 1)
+        self.precision_at_rel = self.cum_rel[relevant] / ranks[relevant]
+        self.cache: dict = {}  # per-topic intermediates shared by families (nDCG curves, gain tables)
+
+    def rel_in_top(self, k: int) -> int:
+        return int(self.cum_rel[min(k, self.num_ret) - 1]) if self.num_ret and k > 0 else 0
+
+    def average_precision(self, cutoff: int | None = None) -> float:
+        if not self.num_rel:
+            return 0.0
+        if cutoff is None:
+            return float(self.precision_at_rel.sum()) / self.num_rel
+        return float(self.precision_at_rel[self.ranks[self.relevant] <= cutoff].sum()) / self.num_rel
+
+
+Values = Iterable[tuple[str, float]]
+
+
+def _per_cutoff(measure: Measure, value_at) -> Values:
+    return ((name, value_at(k)) for name, k in zip(measure.names(), measure.params, strict=True))
+
+
+def _counts(t: _Topic, measure: Measure) -> Values:
+    """m_num_ret.c, m_num_rel.c, m_num_rel_ret.c, m_num_nonrel_judged_ret.c."""
+    if measure.family == "num_nonrel_judged_ret":
+        return [(measure.family, int(((t.rels >= 0) & (t.rels < t.relevance_level)).sum()))]
+    return [
+        (
+            measure.family,
+            {"num_ret": t.num_ret, "num_rel": t.num_rel, "num_rel_ret": t.num_rel_ret}[measure.family],
+        )
+    ]
+
+
+def _map(t: _Topic, measure: Measure) -> Values:
+    """m_map.c, m_gm_map.c: mean of the precision at each relevant document, over num_rel."""
+    return [(measure.family, t.average_precision())]
+
+
+def _map_cut(t: _Topic, measure: Measure) -> Values:
+    """m_map_cut.c: average precision counting relevant documents at or above each cut-off."""
+    return _per_cutoff(measure, t.average_precision)
+
+
+def _rprec(t: _Topic, measure: Measure) -> Values:
+    """m_Rprec.c: precision after num_rel documents."""
+    return [("Rprec", t.rel_in_top(t.num_rel) / t.num_rel if t.num_rel else 0.0)]
+
+
+def _rprec_mult(t: _Topic, measure: Measure) -> Values:
+    """m_Rprec_mult.c: precision after multiplier·num_rel documents (cut-off int(x + 0.9), 9.x and 10.0)."""
+
+    def value(multiplier: float) -> float:
+        cutoff = int(multiplier * t.num_rel + 0.9)
+        return t.rel_in_top(cutoff) / cutoff if t.num_rel and cutoff else 0.0
+
+    return _per_cutoff(measure, value)
+
+
+def _bpref_family(t: _Topic, measure: Measure) -> Values:
+    """m_bpref.c, m_gm_bpref.c."""
+    return [(measure.family, _bpref(t.rels, t.relevance_level, t.num_rel, t.num_nonrel))]
+
+
+def _recip_rank(t: _Topic, measure: Measure) -> Values:
+    """m_recip_rank.c: 1 / rank of the first relevant document."""
+    return [("recip_rank", 1.0 / float(t.ranks[t.relevant][0]) if t.num_rel_ret else 0.0)]
+
+
+def _iprec_at_recall(t: _Topic, measure: Measure) -> Values:
+    """m_iprec_at_recall.c."""
+    interpolated = interpolated_precision(t.precision_at_rel, t.num_rel, measure.params, t.version)
+    return zip(measure.names(), interpolated, strict=True)
+
+
+def _11pt_avg(t: _Topic, measure: Measure) -> Values:
+    """m_11pt_avg.c: the mean interpolated precision over the recall points."""
+    interpolated = interpolated_precision(t.precision_at_rel, t.num_rel, RECALL_POINTS, t.version)
+    return [("11pt_avg", sum(interpolated) / len(interpolated))]
+
+
+def _precision(t: _Topic, measure: Measure) -> Values:
+    """m_P.c: relevant retrieved in the top k, over k."""
+    return _per_cutoff(measure, lambda k: t.rel_in_top(k) / k)
+
+
+def _recall(t: _Topic, measure: Measure) -> Values:
+    """m_recall.c: relevant retrieved in the top k, over num_rel."""
+    return _per_cutoff(measure, lambda k: t.rel_in_top(k) / t.num_rel if t.num_rel else 0.0)
+
+
+def _success(t: _Topic, measure: Measure) -> Values:
+    """m_success.c: 1 if a relevant document is in the top k."""
+    return _per_cutoff(measure, lambda k: float(t.rel_in_top(k) > 0))
+
+
+def _infap(t: _Topic, measure: Measure) -> Values:
+    """m_infap.c."""
+    return [("infAP", _inferred_ap(t.rels, t.relevance_level, t.num_rel))]
+
+
+def _default_ndcg_curves(t: _Topic) -> tuple[np.ndarray, np.ndarray]:
+    if "ndcg" not in t.cache:
+        t.cache["ndcg"] = _ndcg_curves(t.rels, t.levels)
+    return t.cache["ndcg"]
+
+
+def _ndcg_family(t: _Topic, measure: Measure) -> Values:
+    """m_ndcg.c (whole ranking)."""
+    return [("ndcg", _ndcg(_default_ndcg_curves(t), None))]
+
+
+def _ndcg_cut(t: _Topic, measure: Measure) -> Values:
+    """m_ndcg_cut.c: nDCG of the top k, gains = qrels values."""
+    curves = _default_ndcg_curves(t)
+    return _per_cutoff(measure, lambda k: _ndcg(curves, int(k)))
+
+
+def _set_measures(t: _Topic, measure: Measure) -> Values:
+    """m_set_P.c, m_set_recall.c, m_set_map.c, m_set_F.c: the retrieved set as a whole."""
+    set_p = t.num_rel_ret / t.num_ret if t.num_ret else 0.0
+    set_r = t.num_rel_ret / t.num_rel if t.num_rel else 0.0
+    return [(measure.family, {
+        "set_P": set_p,
+        "set_recall": set_r,
+        "set_map": set_p * set_r,
+        "set_F": 2 * set_p * set_r / (set_p + set_r) if t.num_rel_ret else 0.0,
+    }[measure.family])]  # fmt: skip
+
+
+# Family → the function that computes its values for one topic.
+CALCULATORS = {
+    "num_ret": _counts,
+    "num_rel": _counts,
+    "num_rel_ret": _counts,
+    "map": _map,
+    "gm_map": _map,
+    "Rprec": _rprec,
+    "bpref": _bpref_family,
+    "recip_rank": _recip_rank,
+    "iprec_at_recall": _iprec_at_recall,
+    "P": _precision,
+    "recall": _recall,
+    "infAP": _infap,
+    "gm_bpref": _bpref_family,
+    "Rprec_mult": _rprec_mult,
+    "11pt_avg": _11pt_avg,
+    "ndcg": _ndcg_family,
+    "ndcg_cut": _ndcg_cut,
+    "map_cut": _map_cut,
+    "success": _success,
+    "set_P": _set_measures,
+    "set_recall": _set_measures,
+    "set_map": _set_measures,
+    "set_F": _set_measures,
+    "num_nonrel_judged_ret": _counts,
+}
+
+
 def topic_measures(
     topic: RankedTopic, measures: Sequence[Measure], relevance_level: int = 1, version: str = "10.0"
 ) -> dict[str, float]:
@@ -212,95 +392,10 @@ def topic_measures(
     ``version`` "9" reproduces trec_eval 9.x's cut-off rounding in iprec_at_recall and 11pt_avg
     (what pytrec_eval embeds); the default follows 10.0.
     """
-    rels = topic.rels
-    num_ret = len(rels)
-    num_rel = sum(count for level, count in topic.levels.items() if level >= relevance_level)
-    num_nonrel = sum(count for level, count in topic.levels.items() if level < relevance_level)
-    relevant = rels >= relevance_level
-    cum_rel = np.cumsum(relevant)
-    num_rel_ret = int(cum_rel[-1]) if num_ret else 0
-    ranks = np.arange(1, num_ret + 1)
-    precision_at_rel = cum_rel[relevant] / ranks[relevant]
-
-    def rel_in_top(k: int) -> int:
-        return int(cum_rel[min(k, num_ret) - 1]) if num_ret and k > 0 else 0
-
-    def average_precision(cutoff: int | None = None) -> float:
-        if not num_rel:
-            return 0.0
-        if cutoff is None:
-            return float(precision_at_rel.sum()) / num_rel
-        return float(precision_at_rel[ranks[relevant] <= cutoff].sum()) / num_rel
-
+    shared = _Topic(topic, relevance_level, version)
     values: dict[str, float] = {}
-    ndcg_curves: tuple[np.ndarray, np.ndarray] | None = None  # computed once, for every cut-off
     for measure in measures:
-        family = measure.family
-        if family == "num_ret":
-            values["num_ret"] = num_ret
-        elif family == "num_rel":
-            values["num_rel"] = num_rel
-        elif family == "num_rel_ret":
-            values["num_rel_ret"] = num_rel_ret
-        elif family in {"map", "gm_map"}:
-            values[family] = average_precision()
-        elif family == "Rprec":
-            values["Rprec"] = rel_in_top(num_rel) / num_rel if num_rel else 0.0
-        elif family in {"bpref", "gm_bpref"}:
-            values[family] = _bpref(rels, relevance_level, num_rel, num_nonrel)
-        elif family == "recip_rank":
-            values["recip_rank"] = 1.0 / float(ranks[relevant][0]) if num_rel_ret else 0.0
-        elif family in {"iprec_at_recall", "11pt_avg"}:
-            points = measure.params if family == "iprec_at_recall" else RECALL_POINTS
-            interpolated = interpolated_precision(precision_at_rel, num_rel, points, version)
-            if family == "11pt_avg":
-                values["11pt_avg"] = sum(interpolated) / len(interpolated)
-            else:
-                values.update(zip(measure.names(), interpolated, strict=True))
-        elif family == "P":
-            values.update(
-                (name, rel_in_top(k) / k) for name, k in zip(measure.names(), measure.params, strict=True)
-            )
-        elif family == "recall":
-            values.update(
-                (name, rel_in_top(k) / num_rel if num_rel else 0.0)
-                for name, k in zip(measure.names(), measure.params, strict=True)
-            )
-        elif family == "infAP":
-            values["infAP"] = _inferred_ap(rels, relevance_level, num_rel)
-        elif family == "Rprec_mult":
-            for name, multiplier in zip(measure.names(), measure.params, strict=True):
-                cutoff = int(multiplier * num_rel + 0.9)  # trec_eval 9.x and 10.0 alike
-                values[name] = rel_in_top(cutoff) / cutoff if num_rel and cutoff else 0.0
-        elif family == "ndcg":
-            ndcg_curves = ndcg_curves or _ndcg_curves(rels, topic.levels)
-            values["ndcg"] = _ndcg(ndcg_curves, None)
-        elif family == "ndcg_cut":
-            ndcg_curves = ndcg_curves or _ndcg_curves(rels, topic.levels)
-            values.update(
-                (name, _ndcg(ndcg_curves, int(k)))
-                for name, k in zip(measure.names(), measure.params, strict=True)
-            )
-        elif family == "map_cut":
-            values.update(
-                (name, average_precision(k)) for name, k in zip(measure.names(), measure.params, strict=True)
-            )
-        elif family == "success":
-            values.update(
-                (name, float(rel_in_top(k) > 0))
-                for name, k in zip(measure.names(), measure.params, strict=True)
-            )
-        elif family in {"set_P", "set_recall", "set_map", "set_F"}:
-            set_p = num_rel_ret / num_ret if num_ret else 0.0
-            set_r = num_rel_ret / num_rel if num_rel else 0.0
-            values[family] = {
-                "set_P": set_p,
-                "set_recall": set_r,
-                "set_map": set_p * set_r,
-                "set_F": 2 * set_p * set_r / (set_p + set_r) if num_rel_ret else 0.0,
-            }[family]
-        elif family == "num_nonrel_judged_ret":
-            values[family] = int(((rels >= 0) & (rels < relevance_level)).sum())
+        values.update(CALCULATORS[measure.family](shared, measure))
     return values
 
 
