@@ -3,6 +3,7 @@ a byte-order mark, a bad ``-M``, and a run that shares no topic with the qrels."
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,9 +23,14 @@ def write(tmp_path: Path, qrels: bytes, run: bytes) -> tuple[str, str]:
     return str(tmp_path / "qrels"), str(tmp_path / "run")
 
 
+PROJECT = Path(__file__).resolve().parents[2]
+
+
 def cli(*args: str) -> subprocess.CompletedProcess:
-    script = Path(sys.executable).with_name("cranfield")
-    return subprocess.run([str(script), "trec-eval", *args], capture_output=True, timeout=60)
+    """The command as a user runs it, in its own process (stdout as raw bytes), on this checkout's code."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PROJECT), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "cranfield", "trec-eval", *args]
+    return subprocess.run(command, capture_output=True, timeout=60, env=env)
 
 
 def test_a_latin1_docno_is_read_as_bytes_and_matches_between_qrels_and_run(tmp_path):
