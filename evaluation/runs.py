@@ -13,9 +13,7 @@ from evaluation.models import Run, RunEntry
 from evaluation.pooling import depth_k_pool
 
 
-def parse_runs(
-    project: Project, texts: Sequence[str], catalogue: Catalogue
-) -> list[tuple[str, RankedLists]]:
+def parse_runs(project: Project, texts: Sequence[str], catalogue: Catalogue) -> list[tuple[str, RankedLists]]:
     """Each text is one TREC run file (``qid Q0 docno rank score tag``); returns ``(tag, run)`` pairs.
 
     Raises ImportProblem naming ``runs[i]`` (and the line) for a malformed file, an empty one, a

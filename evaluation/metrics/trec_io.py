@@ -8,14 +8,17 @@ Formats (trec_eval 10.0):
 - A line whose first non-blank character is ``#`` is a comment; a ``#`` inside a docno is not.
 - Files are read as bytes, as trec_eval reads them (see ``decode``): a Latin-1 docno is not an error.
 
-Each reader takes one quick pass over the lines (a million-line run in about a second) and, only
+Each reader takes one quick pass over the lines (a million-line run in about a second, the garbage
+collector paused) and, only
 if that pass meets something wrong, reads them again line by line to name the line and field.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from os import PathLike
 from pathlib import Path
 from typing import IO
@@ -72,6 +75,19 @@ def _numbered_fields(lines: list[str]) -> Iterator[tuple[int, list[str]]]:
         yield number, stripped.split()
 
 
+@contextmanager
+def _collection_paused() -> Iterator[None]:
+    """The garbage collector off while a reader builds its millions of small, never-cyclic objects:
+    its passes over them are a third of the reading time, and find nothing to free."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 QRELS_FIELDS = ("qid", "iter", "docno", "rel")
 RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
 
@@ -84,7 +100,8 @@ def read_qrels(source: Source, *, name: str | None = None) -> Qrels:
     """
     label, lines = _lines(source, name)
     try:
-        return _qrels_quickly(lines)
+        with _collection_paused():
+            return _qrels_quickly(lines)
     except _Recheck:
         return _qrels_checked(lines, label)
 
@@ -142,7 +159,8 @@ def read_run(source: Source, *, name: str | None = None) -> tuple[Run, str]:
     """
     label, lines = _lines(source, name)
     try:
-        return _run_quickly(lines)
+        with _collection_paused():
+            return _run_quickly(lines)
     except _Recheck:
         return _run_checked(lines, label)
 
