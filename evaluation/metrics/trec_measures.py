@@ -341,8 +341,10 @@ def _rprec_mult(t: _Topic, measure: Measure) -> Values:
 
 
 def _bpref_family(t: _Topic, measure: Measure) -> Values:
-    """m_bpref.c, m_gm_bpref.c."""
-    return [(measure.family, _bpref(t.rels, t.relevance_level, t.num_rel, t.num_nonrel))]
+    """m_bpref.c, m_gm_bpref.c (the same value, averaged two ways): computed once per topic."""
+    if "bpref" not in t.cache:
+        t.cache["bpref"] = _bpref(t.rels, t.relevance_level, t.num_rel, t.num_nonrel)
+    return [(measure.family, t.cache["bpref"])]
 
 
 def _recip_rank(t: _Topic, measure: Measure) -> Values:
@@ -393,7 +395,11 @@ def _gains(t: _Topic, pairs: tuple, *, rescale: bool = False) -> tuple[np.ndarra
     if key not in t.cache:
         table = gain_table(t.levels, pairs)
         if rescale:
-            table = _rescaled(table)
+            rescaled = _rescaled(table)
+            if rescaled is table:  # gains already in [0, 1] (binary qrels): nothing new to compute
+                t.cache[key] = _gains(t, pairs)
+                return t.cache[key]
+            table = rescaled
         top = max(t.levels, default=0)
         by_level: dict[int, float] = {}
         for level, gain, _ in table:
@@ -634,6 +640,7 @@ def _rbp_resid(t: _Topic, measure: Measure) -> Values:
     return [(measure.names()[0], last + (1 - p) * _sequential_sum(weights[unjudged]))]
 
 
+@lru_cache(maxsize=64)  # the same p and ranking length for most topics
 def _powers(p: float, n: int) -> tuple[np.ndarray, float]:
     """(1, p, p², …, p^(n−1)) and p^n, each a running product as m_rbp.c forms them."""
     products = np.cumprod(np.full(n, p))
