@@ -103,6 +103,8 @@ COUNTS = frozenset({"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"
 GEOMETRIC = frozenset({"gm_map", "gm_bpref"})
 # trec_eval prints these only in the ``all`` rows.
 SUMMARY_ONLY = GEOMETRIC
+# ...and this one (a string) only per topic: it has no ``all`` value to average or compare.
+PER_TOPIC_ONLY = frozenset({"relstring"})
 
 
 class MeasureError(ValueError):

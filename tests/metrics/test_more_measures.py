@@ -195,3 +195,12 @@ def test_ndcg_gains_and_ndcg_cut_together(data_set, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [line.split("\t")[0].strip() for line in lines] == ["ndcg_0=0,1=1,2=3", "ndcg_cut_10"]
     assert all(math.isfinite(float(line.split("\t")[2])) for line in lines)
+
+
+def test_compare_skips_relstring_which_has_no_all_value(data_set, capsys):
+    directory = data_set("trec_eval_tests")
+    files = [str(directory / "qrels.test"), str(directory / "results.test"), str(directory / "results.trunc")]
+    assert main(["compare", *files, "-m", "all_trec"]) == 0
+    assert "relstring" not in capsys.readouterr().out
+    assert main(["compare", *files, "-m", "relstring"]) == 2
+    assert "nothing to compare" in capsys.readouterr().err
