@@ -51,10 +51,19 @@ def register(subparsers) -> None:
 def run_compare(args: argparse.Namespace) -> int:
     from evaluation.metrics.significance import compare_systems, correct
     from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
-    from evaluation.metrics.trec_measures import MeasureError, aggregate, evaluate_many, parse_measures
+    from evaluation.metrics.trec_measures import (
+        PER_TOPIC_ONLY,
+        MeasureError,
+        aggregate,
+        evaluate_many,
+        parse_measures,
+    )
 
     try:
         measures = parse_measures(args.measures or ["map", "P.10", "ndcg"])
+        measures = [measure for measure in measures if measure.family not in PER_TOPIC_ONLY]
+        if not measures:
+            raise MeasureError("relstring is a string per topic, not a score: nothing to compare")
         qrels = read_qrels(args.qrels)
         runs = {}
         for path in args.runs:

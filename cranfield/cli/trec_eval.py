@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from collections.abc import Collection
+from typing import TextIO
 
 from cranfield.cli import CommandError
 
@@ -29,7 +31,9 @@ def register(subparsers) -> None:
     parser.add_argument("-l", dest="relevance_level", type=int, default=1, help="lowest relevant qrels value")
     parser.add_argument("-c", dest="complete", action="store_true", help="average over every qrels topic")
     parser.add_argument("-J", dest="judged_only", action="store_true", help="drop unjudged retrieved docs")
-    parser.add_argument("-M", dest="max_docs", type=int, help="score only the top MAX_DOCS per topic")
+    parser.add_argument(
+        "-M", dest="max_docs", type=positive_integer, help="score only the top MAX_DOCS (≥ 1) per topic"
+    )
     parser.add_argument(
         "--trec-eval-version",
         default="10.0",
@@ -40,16 +44,20 @@ def register(subparsers) -> None:
     parser.set_defaults(handler=run_trec_eval)
 
 
+def positive_integer(text: str) -> int:
+    """``-M``'s value: a whole number of documents, at least 1 (a negative one is not a Python slice)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of documents, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def run_trec_eval(args: argparse.Namespace) -> int:
     from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
-    from evaluation.metrics.trec_measures import (
-        COUNTS,
-        SUMMARY_ONLY,
-        MeasureError,
-        aggregate,
-        evaluate,
-        parse_measures,
-    )
+    from evaluation.metrics.trec_measures import MeasureError, aggregate, evaluate, parse_measures
 
     try:
         measures = parse_measures(args.measures)
@@ -57,6 +65,9 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         run, tag = read_run(args.run)
     except (MeasureError, TrecFormatError, OSError) as error:
         raise CommandError(error) from error
+    # The qrels and run are millions of long-lived objects: out of the collector's way, its passes
+    # during scoring no longer walk them all again.
+    gc.freeze()
     per_topic = evaluate(
         qrels,
         run,
@@ -67,6 +78,11 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         max_docs=args.max_docs,
         version=args.trec_eval_version,
     )
+    if not per_topic:
+        # trec_eval 10.0 (trec_eval.c) stops here too, with exit 7: an average over no topic means nothing.
+        raise CommandError(
+            "no queries with both results and relevance info: the run and the qrels share no topic id"
+        )
     summary = aggregate(per_topic)
     if args.json:
         document = {"runid": tag, "all": summary}
@@ -74,8 +90,17 @@ def run_trec_eval(args: argparse.Namespace) -> int:
             document["per_query"] = per_topic
         json.dump(document, sys.stdout, indent=2)
         print()
-        return 0
-    out = sys.stdout
+    else:
+        print_layout(sys.stdout, args, per_topic, summary, tag)
+    return 0
+
+
+def print_layout(out: TextIO, args: argparse.Namespace, per_topic: dict, summary: dict, tag: str) -> None:
+    """trec_eval's output: each topic's lines (with -q), then runid and the ``all`` lines."""
+    from evaluation.metrics.trec_measures import COUNTS, SUMMARY_ONLY
+
+    if hasattr(out, "reconfigure"):  # ids read as bytes (trec_io.decode) print back as the same bytes
+        out.reconfigure(errors="surrogateescape")
     if args.per_query:
         for qid, values in per_topic.items():
             for name, value in values.items():
@@ -83,16 +108,18 @@ def run_trec_eval(args: argparse.Namespace) -> int:
                     out.write(format_line(name, qid, value, COUNTS))
     # Like trec_eval, runid and num_q belong to the official and all_trec sets, or are asked for by name.
     specs = set(args.measures or ["official"])
-    if specs & {"official", "all_trec", "all", "runid"}:
+    if specs & {"official", "all_trec", "all", "set", "runid"}:
         out.write(f"{'runid':<22}\tall\t{tag}\n")
     for name, value in summary.items():
-        if name != "num_q" or specs & {"official", "all_trec", "all", "num_q"}:
+        if name != "num_q" or specs & {"official", "all_trec", "all", "set", "num_q"}:
             out.write(format_line(name, "all", value, COUNTS))
-    return 0
 
 
-def format_line(name: str, qid: str, value: float, counts: Collection[str]) -> str:
-    """One line of trec_eval's output: ``%-22s\\t%s\\t%6.4f`` (``counts`` and num_q as integers)."""
+def format_line(name: str, qid: str, value: float | str, counts: Collection[str]) -> str:
+    """One line of trec_eval's output: ``%-22s\\t%s\\t%6.4f`` (``counts`` and num_q as integers, a string
+    measure such as relstring quoted, as m_relstring.c prints it)."""
+    if isinstance(value, str):
+        return f"{name:<22}\t{qid}\t'{value}'\n"
     if name in counts or name == "num_q":
         return f"{name:<22}\t{qid}\t{int(value)}\n"
     return f"{name:<22}\t{qid}\t{value:6.4f}\n"

@@ -15,7 +15,8 @@ Semantics follow trec_eval (Buckley; NIST, version 10.0; ``form_res_rels.c`` and
   the discount is ``log2(rank + 1)``.
 
 Per-topic values are plain floats; ``aggregate`` gives trec_eval's ``all`` row: the arithmetic mean,
-except sums for the counts and the geometric mean (floored at 1e-5) for gm_map and gm_bpref.
+except sums for the counts and the geometric mean (floored at 1e-5) for gm_map and gm_bpref; relstring, a
+string, is per topic only.
 """
 
 from __future__ import annotations
@@ -41,7 +42,11 @@ SUCCESS_CUTOFFS = (1, 5, 10)
 RECALL_POINTS = tuple(i / 10 for i in range(11))
 RPREC_MULTIPLIERS = tuple(round(0.2 * i, 1) for i in range(1, 11))
 
-# The measure families we implement, in trec_eval's print order, with their default parameters.
+UNJ_CUTOFFS = (5, 10, 20)
+
+# The measure families we implement, in trec_eval's print order (measures.c), with their default
+# parameters. ndcg_exp and ndcg_cut_exp are ours (nDCG with Burges et al.'s 2^rel − 1 gain, as
+# ir_measures' ``nDCG(dcg="exp-log2")``); trec_eval has no exponential gain.
 FAMILIES: dict[str, tuple] = {
     "num_ret": (),
     "num_rel": (),
@@ -53,27 +58,53 @@ FAMILIES: dict[str, tuple] = {
     "recip_rank": (),
     "iprec_at_recall": RECALL_POINTS,
     "P": DEFAULT_CUTOFFS,
+    "relstring": (10.0,),
     "recall": DEFAULT_CUTOFFS,
     "infAP": (),
     "gm_bpref": (),
     "Rprec_mult": RPREC_MULTIPLIERS,
-    "11pt_avg": (),
+    "utility": (1.0, -1.0, 0.0, 0.0),
+    "11pt_avg": RECALL_POINTS,
+    "binG": (),
+    "G": (),
     "ndcg": (),
+    "ndcg_exp": (),
+    "ndcg_rel": (),
+    "Rndcg": (),
     "ndcg_cut": DEFAULT_CUTOFFS,
+    "ndcg_cut_exp": DEFAULT_CUTOFFS,
     "map_cut": DEFAULT_CUTOFFS,
+    "relative_P": DEFAULT_CUTOFFS,
     "success": SUCCESS_CUTOFFS,
     "set_P": (),
+    "set_relative_P": (),
     "set_recall": (),
     "set_map": (),
-    "set_F": (),
+    "set_F": (1.0,),
     "num_nonrel_judged_ret": (),
+    "rbp": (),
+    "rbp_resid": (),
+    "unj": UNJ_CUTOFFS,
 }
+# How each family reads its parameters (meas_init.c): whole-number cut-offs (atol, sorted), fractional
+# cut-offs (sorted), an ordered list of numbers, or ``level=gain`` pairs; the rest take none.
+CUTOFF_FAMILIES = frozenset(
+    {"P", "recall", "ndcg_cut", "ndcg_cut_exp", "map_cut", "success", "relative_P", "unj"}
+)
+POINT_FAMILIES = frozenset({"iprec_at_recall", "Rprec_mult"})
+NUMBER_FAMILIES = {"relstring": 1, "utility": 4, "11pt_avg": None, "set_F": 1}  # how many (None: any)
+PAIR_FAMILIES = frozenset({"G", "ndcg", "ndcg_rel", "Rndcg", "rbp", "rbp_resid"})
 OFFICIAL = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
             "iprec_at_recall", "P")  # fmt: skip
+ALL_TREC = tuple(family for family in FAMILIES if family not in {"ndcg_exp", "ndcg_cut_exp"})
+SET = ("num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P", "set_map",
+       "set_F")  # fmt: skip
 COUNTS = frozenset({"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"})
 GEOMETRIC = frozenset({"gm_map", "gm_bpref"})
 # trec_eval prints these only in the ``all`` rows.
 SUMMARY_ONLY = GEOMETRIC
+# ...and this one (a string) only per topic: it has no ``all`` value to average or compare.
+PER_TOPIC_ONLY = frozenset({"relstring"})
 
 
 class MeasureError(ValueError):
@@ -82,69 +113,103 @@ class MeasureError(ValueError):
 
 @dataclass(frozen=True)
 class Measure:
-    """One measure family with its parameters, e.g. ``Measure("P", (5, 10))``."""
+    """One measure family with its parameters, e.g. ``Measure("P", (5, 10))``.
+
+    ``label`` is the parameter text as given on the command line, for the families whose printed name
+    carries it whole (``utility_2,-1,0,0``, ``ndcg_1=3,2=9``, ``set_F_0.5``); None with the defaults.
+    """
 
     family: str
     params: tuple = ()
+    label: str | None = None
 
     def names(self) -> list[str]:
         """The names trec_eval prints, e.g. ``P_5``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``."""
-        return list(_names(self.family, self.params))
+        return list(_names(self.family, self.params, self.label))
 
 
 @lru_cache(maxsize=256)  # asked for every topic of every run
-def _names(family: str, params: tuple) -> tuple[str, ...]:
-    if not params:
-        return (family,)
-    if family in {"iprec_at_recall", "Rprec_mult"}:
+def _names(family: str, params: tuple, label: str | None = None) -> tuple[str, ...]:
+    if family in POINT_FAMILIES:
         return tuple(f"{family}_{p:.2f}" for p in params)
-    return tuple(f"{family}_{_format_cutoff(p)}" for p in params)
+    if family in CUTOFF_FAMILIES:
+        return tuple(f"{family}_{_format_cutoff(p)}" for p in params)
+    return (family,) if label is None else (f"{family}_{label}",)
 
 
 def _format_cutoff(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(value)
 
 
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": OFFICIAL,
+    "set": SET,
+    "all_trec": ALL_TREC,
+    "all": ALL_TREC,
+}
+
+
 def parse_measures(specs: Iterable[str] | None) -> list[Measure]:
-    """Parse trec_eval ``-m`` arguments: ``official`` (default), ``all_trec``, ``map``, ``P.5,10``,
-    ``ndcg_cut.10,20``, ``iprec_at_recall.0.25,0.5``. Families keep trec_eval's print order."""
-    requested: dict[str, tuple | None] = {}
+    """Parse trec_eval ``-m`` arguments: ``official`` (default), ``all_trec``, ``set``, ``map``, ``P.5,10``,
+    ``ndcg_cut.10,20``, ``iprec_at_recall.0.25,0.5``, ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``,
+    ``set_F.0.5``. Families keep trec_eval's print order."""
+    requested: dict[str, Measure | None] = {}
     for spec in specs or ["official"]:
         if spec in {"runid", "num_q"}:  # printed by the CLI, not computed per topic
             continue
-        if spec == "official":
-            for family in OFFICIAL:
-                requested.setdefault(family, None)
-            continue
-        if spec in {"all_trec", "all"}:
-            for family in FAMILIES:
+        if spec in NICKNAMES:
+            for family in NICKNAMES[spec]:
                 requested.setdefault(family, None)
             continue
         family, _, params_text = spec.partition(".")
         if family not in FAMILIES:
-            known = ", ".join(["official", "all_trec", *FAMILIES])
+            known = ", ".join([*NICKNAMES, *FAMILIES])
             raise MeasureError(f"unknown measure {family!r}; known: {known}")
-        if not params_text:
+        if params_text:
+            requested[family] = _parse_params(family, params_text)
+        else:
             requested.setdefault(family, None)
-            continue
-        if not FAMILIES[family]:
-            raise MeasureError(f"measure {family!r} takes no parameters, got {params_text!r}")
+    return [
+        requested[family] or Measure(family, FAMILIES[family]) for family in FAMILIES if family in requested
+    ]
+
+
+def _parse_params(family: str, params_text: str) -> Measure:
+    """A family's parameter list as trec_eval's meas_init.c reads it for that family's kind."""
+    if family in PAIR_FAMILIES:
+        return Measure(family, _parse_pairs(family, params_text), params_text)
+    if family not in CUTOFF_FAMILIES | POINT_FAMILIES and family not in NUMBER_FAMILIES:
+        raise MeasureError(f"measure {family!r} takes no parameters, got {params_text!r}")
+    try:
+        params = tuple(float(p) for p in params_text.split(","))
+    except ValueError:
+        raise MeasureError(f"measure {family!r}: parameters must be numbers, got {params_text!r}") from None
+    if family in NUMBER_FAMILIES:  # get_double_params: in the order given, the text kept for the name
+        wanted = NUMBER_FAMILIES[family]
+        if wanted is not None and len(params) != wanted:
+            raise MeasureError(f"measure {family!r} takes {wanted} number(s), got {params_text!r}")
+        return Measure(family, params, params_text)
+    if family in CUTOFF_FAMILIES:
+        if any(p < 1 for p in params):
+            raise MeasureError(f"measure {family!r}: cut-offs must be at least 1, got {params_text!r}")
+        params = tuple(int(p) for p in params)  # trec_eval reads them with atol: 23.4 → 23
+    return Measure(family, tuple(sorted(set(params))))
+
+
+def _parse_pairs(family: str, params_text: str) -> tuple[tuple[str, float], ...]:
+    """get_param_pairs (meas_init.c): comma-separated ``name=value``, e.g. ``1=3,2=9`` or ``p=0.95``."""
+    pairs = []
+    for item in params_text.split(","):
+        name, equals, value = item.partition("=")
         try:
-            params = tuple(float(p) for p in params_text.split(","))
+            if not name or not equals or "=" in value:
+                raise ValueError
+            pairs.append((name, float(value)))
         except ValueError:
             raise MeasureError(
-                f"measure {family!r}: parameters must be numbers, got {params_text!r}"
+                f"measure {family!r}: parameters must be name=number pairs, got {params_text!r}"
             ) from None
-        if family in {"P", "recall", "ndcg_cut", "map_cut", "success"}:
-            if any(p < 1 for p in params):
-                raise MeasureError(f"measure {family!r}: cut-offs must be at least 1, got {params_text!r}")
-            params = tuple(int(p) for p in params)  # trec_eval reads them with atol: 23.4 → 23
-        requested[family] = tuple(sorted(set(params)))
-    return [
-        Measure(family, FAMILIES[family] if requested[family] is None else requested[family])
-        for family in FAMILIES
-        if family in requested
-    ]
+    return tuple(pairs)
 
 
 @dataclass(frozen=True)
@@ -204,6 +269,432 @@ def rank_topic(
     return RankedTopic(rels, prepared.levels)
 
 
+class _Topic:
+    """One ranked topic's shared quantities, computed once and read by every measure family."""
+
+    def __init__(self, topic: RankedTopic, relevance_level: int, version: str) -> None:
+        self.rels = rels = topic.rels
+        self.levels = topic.levels
+        self.relevance_level = relevance_level
+        self.version = version
+        self.num_ret = len(rels)
+        self.num_rel = sum(count for level, count in topic.levels.items() if level >= relevance_level)
+        self.num_nonrel = sum(count for level, count in topic.levels.items() if level < relevance_level)
+        self.relevant = relevant = rels >= relevance_level
+        self.cum_rel = np.cumsum(relevant)
+        self.num_rel_ret = int(self.cum_rel[-1]) if self.num_ret else 0
+        self.ranks = ranks = np.arange(1, self.num_ret + 1)
+        self.precision_at_rel = self.cum_rel[relevant] / ranks[relevant]
+        self.cache: dict = {}  # per-topic intermediates shared by families (nDCG curves, gain tables)
+
+    def rel_in_top(self, k: int) -> int:
+        return int(self.cum_rel[min(k, self.num_ret) - 1]) if self.num_ret and k > 0 else 0
+
+    def average_precision(self, cutoff: int | None = None) -> float:
+        if not self.num_rel:
+            return 0.0
+        if cutoff is None:
+            return float(self.precision_at_rel.sum()) / self.num_rel
+        return float(self.precision_at_rel[self.ranks[self.relevant] <= cutoff].sum()) / self.num_rel
+
+
+Values = Iterable[tuple[str, float]]
+
+
+def _per_cutoff(measure: Measure, value_at) -> Values:
+    return ((name, value_at(k)) for name, k in zip(measure.names(), measure.params, strict=True))
+
+
+def _counts(t: _Topic, measure: Measure) -> Values:
+    """m_num_ret.c, m_num_rel.c, m_num_rel_ret.c, m_num_nonrel_judged_ret.c."""
+    if measure.family == "num_nonrel_judged_ret":
+        return [(measure.family, int(((t.rels >= 0) & (t.rels < t.relevance_level)).sum()))]
+    return [
+        (
+            measure.family,
+            {"num_ret": t.num_ret, "num_rel": t.num_rel, "num_rel_ret": t.num_rel_ret}[measure.family],
+        )
+    ]
+
+
+def _map(t: _Topic, measure: Measure) -> Values:
+    """m_map.c, m_gm_map.c: mean of the precision at each relevant document, over num_rel."""
+    return [(measure.family, t.average_precision())]
+
+
+def _map_cut(t: _Topic, measure: Measure) -> Values:
+    """m_map_cut.c: average precision counting relevant documents at or above each cut-off."""
+    return _per_cutoff(measure, t.average_precision)
+
+
+def _rprec(t: _Topic, measure: Measure) -> Values:
+    """m_Rprec.c: precision after num_rel documents."""
+    return [("Rprec", t.rel_in_top(t.num_rel) / t.num_rel if t.num_rel else 0.0)]
+
+
+def _rprec_mult(t: _Topic, measure: Measure) -> Values:
+    """m_Rprec_mult.c: precision after multiplier·num_rel documents (cut-off int(x + 0.9), 9.x and 10.0)."""
+
+    def value(multiplier: float) -> float:
+        cutoff = int(multiplier * t.num_rel + 0.9)
+        return t.rel_in_top(cutoff) / cutoff if t.num_rel and cutoff else 0.0
+
+    return _per_cutoff(measure, value)
+
+
+def _bpref_family(t: _Topic, measure: Measure) -> Values:
+    """m_bpref.c, m_gm_bpref.c (the same value, averaged two ways): computed once per topic."""
+    if "bpref" not in t.cache:
+        t.cache["bpref"] = _bpref(t.rels, t.relevance_level, t.num_rel, t.num_nonrel)
+    return [(measure.family, t.cache["bpref"])]
+
+
+def _recip_rank(t: _Topic, measure: Measure) -> Values:
+    """m_recip_rank.c: 1 / rank of the first relevant document."""
+    return [("recip_rank", 1.0 / float(t.ranks[t.relevant][0]) if t.num_rel_ret else 0.0)]
+
+
+def _iprec_at_recall(t: _Topic, measure: Measure) -> Values:
+    """m_iprec_at_recall.c."""
+    interpolated = interpolated_precision(t.precision_at_rel, t.num_rel, measure.params, t.version)
+    return zip(measure.names(), interpolated, strict=True)
+
+
+def _11pt_avg(t: _Topic, measure: Measure) -> Values:
+    """m_11pt_avg.c: the mean interpolated precision over the recall points."""
+    interpolated = interpolated_precision(t.precision_at_rel, t.num_rel, measure.params, t.version)
+    return [(measure.names()[0], sum(interpolated) / len(interpolated))]
+
+
+def _precision(t: _Topic, measure: Measure) -> Values:
+    """m_P.c: relevant retrieved in the top k, over k."""
+    return _per_cutoff(measure, lambda k: t.rel_in_top(k) / k)
+
+
+def _recall(t: _Topic, measure: Measure) -> Values:
+    """m_recall.c: relevant retrieved in the top k, over num_rel."""
+    return _per_cutoff(measure, lambda k: t.rel_in_top(k) / t.num_rel if t.num_rel else 0.0)
+
+
+def _success(t: _Topic, measure: Measure) -> Values:
+    """m_success.c: 1 if a relevant document is in the top k."""
+    return _per_cutoff(measure, lambda k: float(t.rel_in_top(k) > 0))
+
+
+def _infap(t: _Topic, measure: Measure) -> Values:
+    """m_infap.c."""
+    return [("infAP", _inferred_ap(t.rels, t.relevance_level, t.num_rel))]
+
+
+def _sequential_sum(values: np.ndarray) -> float:
+    """Left-to-right sum, as trec_eval's loops add (NumPy's sum is pairwise: the last bit may differ)."""
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+def _gains(t: _Topic, pairs: tuple, *, rescale: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(gain of each retrieved document, the ideal ranking's positive gains), once per topic and gains."""
+    key = ("gains", pairs, rescale)
+    if key not in t.cache:
+        table = gain_table(t.levels, pairs)
+        if rescale:
+            rescaled = _rescaled(table)
+            if rescaled is table:  # gains already in [0, 1] (binary qrels): nothing new to compute
+                t.cache[key] = _gains(t, pairs)
+                return t.cache[key]
+            table = rescaled
+        top = max(t.levels, default=0)
+        by_level: dict[int, float] = {}
+        for level, gain, _ in table:
+            by_level.setdefault(level, gain)  # get_gain takes the first match
+        lookup = np.array([by_level.get(level, 0.0) for level in range(top + 1)])
+        result = np.where(t.rels >= 0, lookup[np.clip(t.rels, 0, top)], 0.0)
+        t.cache[key] = result, ideal_gains(table)
+    return t.cache[key]
+
+
+def gain_table(levels: Mapping[int, int], pairs: tuple) -> list[tuple[int, float, int]]:
+    """setup_gains (gain_init.c): (level, gain, documents at that level) for each ``level=gain`` pair
+    whose name is an integer, then each level 0..highest judged not given one (gain = the level),
+    ordered by gain as trec_eval's qsort orders them: glibc's merge sort, comparing gains by their
+    difference truncated to an integer (so gains less than 1 apart keep their order)."""
+    table = [[int(name), gain, 0] for name, gain in pairs if _is_integer(name)]
+    first: dict[int, list] = {}
+    for row in table:
+        first.setdefault(row[0], row)
+    for level in range(max(levels, default=-1) + 1):
+        if level in first:
+            first[level][2] = levels.get(level, 0)
+        else:
+            table.append([level, float(level), levels.get(level, 0)])
+    table = [tuple(row) for row in table]
+    return _glibc_merge_sort(table)
+
+
+def _is_integer(text: str) -> bool:
+    """gain_init.c's valid_int: an optional sign, then digits only."""
+    digits = text[1:] if text[:1] in {"+", "-"} else text
+    return digits.isascii() and digits.isdigit()
+
+
+def _glibc_merge_sort(rows: list) -> list:
+    """glibc's msort with gain_init.c's comparator, (int)(gain₁ − gain₂)."""
+    if len(rows) <= 1:
+        return list(rows)
+    half = len(rows) // 2
+    left, right = _glibc_merge_sort(rows[:half]), _glibc_merge_sort(rows[half:])
+    merged, i, j = [], 0, 0
+    while i < len(left) and j < len(right):
+        if int(left[i][1] - right[j][1]) <= 0:
+            merged.append(left[i])
+            i += 1
+        else:
+            merged.append(right[j])
+            j += 1
+    return merged + left[i:] + right[j:]
+
+
+def _rescaled(table: list) -> list:
+    """m_rbp.c: gains outside [0, 1] rescaled by (gain − min)/(max − min) over the table."""
+    low, high = min((row[1] for row in table), default=0.0), max((row[1] for row in table), default=0.0)
+    if low >= 0 and high <= 1:
+        return table
+    return [(level, (gain - low) / (high - low), count) for level, gain, count in table]
+
+
+def ideal_gains(table: list[tuple[int, float, int]]) -> np.ndarray:
+    """The ideal ranking's gains as m_ndcg.c walks the table: from the highest gain down, each level
+    repeated once per judged document, stopping at the first gain that is not positive."""
+    ideal: list[float] = []
+    if not table or table[-1][1] <= 0:
+        return np.zeros(0)
+    for _, gain, count in reversed(table):
+        if not count:
+            continue
+        if gain <= 0:
+            break
+        ideal.extend([gain] * count)
+    return np.array(ideal, dtype=float)
+
+
+def _exponential_pairs(levels: Mapping[int, int]) -> tuple[tuple[str, float], ...]:
+    """Burges et al. (2005)'s gain 2^rel − 1 for every judged level, as ``level=gain`` pairs."""
+    return tuple((str(level), 2.0**level - 1) for level in sorted(levels))
+
+
+def _ndcg_curves_for(t: _Topic, pairs: tuple) -> tuple[np.ndarray, np.ndarray]:
+    if not pairs:
+        return _default_ndcg_curves(t)
+    key = ("ndcg curves", pairs)
+    if key not in t.cache:
+        gains, ideal = _gains(t, pairs)
+        t.cache[key] = np.cumsum(gains / _discounts(t.num_ret)), np.cumsum(ideal / _discounts(len(ideal)))
+    return t.cache[key]
+
+
+def _default_ndcg_curves(t: _Topic) -> tuple[np.ndarray, np.ndarray]:
+    if "ndcg" not in t.cache:
+        t.cache["ndcg"] = _ndcg_curves(t.rels, t.levels)
+    return t.cache["ndcg"]
+
+
+def _ndcg_family(t: _Topic, measure: Measure) -> Values:
+    """m_ndcg.c (whole ranking), gains = qrels values unless given as ``level=gain`` pairs; ndcg_exp
+    with 2^rel − 1 (ours)."""
+    pairs = _exponential_pairs(t.levels) if measure.family == "ndcg_exp" else measure.params
+    return [(measure.names()[0], _ndcg(_ndcg_curves_for(t, pairs), None))]
+
+
+def _ndcg_cut(t: _Topic, measure: Measure) -> Values:
+    """m_ndcg_cut.c: nDCG of the top k, gains = qrels values."""
+    pairs = _exponential_pairs(t.levels) if measure.family == "ndcg_cut_exp" else ()
+    curves = _ndcg_curves_for(t, pairs)
+    return _per_cutoff(measure, lambda k: _ndcg(curves, int(k)))
+
+
+def _set_measures(t: _Topic, measure: Measure) -> Values:
+    """m_set_P.c, m_set_recall.c, m_set_map.c, m_set_F.c, m_set_rel_P.c: the retrieved set as a whole.
+
+    set_F is van Rijsbergen's F with trec_eval's parameter x (β²): (x + 1)·P·R / (x·P + R).
+    """
+    set_p = t.num_rel_ret / t.num_ret if t.num_ret else 0.0
+    set_r = t.num_rel_ret / t.num_rel if t.num_rel else 0.0
+    if measure.family == "set_F":
+        x = measure.params[0]
+        return [
+            (measure.names()[0], (x + 1.0) * set_p * set_r / (x * set_p + set_r) if t.num_rel_ret else 0.0)
+        ]
+    if measure.family == "set_relative_P":
+        value = t.num_rel_ret / min(t.num_ret, t.num_rel) if t.num_ret and t.num_rel else 0.0
+        return [("set_relative_P", value)]
+    return [(measure.family, {"set_P": set_p, "set_recall": set_r, "set_map": set_p * set_r}[measure.family])]
+
+
+def _relative_precision(t: _Topic, measure: Measure) -> Values:
+    """m_rel_P.c: relevant in the top k over the most there could be, min(k, num_rel)."""
+    return _per_cutoff(measure, lambda k: t.rel_in_top(k) / min(k, t.num_rel) if t.num_rel else 0.0)
+
+
+def _unjudged(t: _Topic, measure: Measure) -> Values:
+    """m_unjudged.c: the fraction of the top k that the qrels do not judge (outside the pool or
+    unjudged in it); past the end of the ranking, missing documents count as judged."""
+    unjudged = np.cumsum(t.rels < 0)
+    return _per_cutoff(measure, lambda k: int(unjudged[min(k, t.num_ret) - 1]) / k if t.num_ret else 0.0)
+
+
+def _utility(t: _Topic, measure: Measure) -> Values:
+    """m_utility.c: p1·a + p2·b + p3·c + p4·d over the retrieved/relevant contingency table; trec_eval's
+    collection size (-N) defaults to 0, which is what d assumes here."""
+    p1, p2, p3, p4 = measure.params
+    value = (
+        p1 * t.num_rel_ret
+        + p2 * (t.num_ret - t.num_rel_ret)
+        + p3 * (t.num_rel - t.num_rel_ret)
+        + p4 * (0 + t.num_rel_ret - t.num_ret - t.num_rel)
+    )
+    return [(measure.names()[0], value)]
+
+
+RELSTRING_CHARACTERS = {NOT_IN_POOL: "-", UNJUDGED_IN_POOL: "."}
+
+
+def _relstring(t: _Topic, measure: Measure) -> Values:
+    """m_relstring.c: the first N qrels values as characters (0–9, '>' above 9, '-' outside the pool,
+    '.' unjudged in it, '<' other negatives). A string, printed only per topic."""
+    length = max(min(int(measure.params[0]), t.num_ret), 0)
+    text = "".join(
+        (">" if rel > 9 else str(rel)) if rel >= 0 else RELSTRING_CHARACTERS.get(rel, "<")
+        for rel in t.rels[:length].tolist()
+    )
+    return [(measure.names()[0], text)]
+
+
+def _bin_g(t: _Topic, measure: Measure) -> Values:
+    """m_binG.c: Σ over relevant retrieved documents of 1/log2(2 + non-relevant above it), over num_rel."""
+    if not t.num_rel_ret:
+        return [("binG", 0.0)]
+    index = np.flatnonzero(t.relevant)
+    terms = 1.0 / np.log2(3 + index - t.cum_rel[index])
+    return [("binG", _sequential_sum(terms) / t.num_rel)]
+
+
+def _g(t: _Topic, measure: Measure) -> Values:
+    """m_G.c (Buckley's experimental normalised gain): the document at rank i contributes
+    gain / log2(2 + cost_i − gain_i), cost_i summing max(ideal gain, 1) and gain_i the run's gains
+    down to rank i; the sum over the ideal gains' total."""
+    gains, ideal = _gains(t, measure.params)
+    if not len(ideal):
+        return [(measure.names()[0], 0.0)]
+    costs = np.ones(t.num_ret)
+    head = min(len(ideal), t.num_ret)
+    costs[:head] = np.maximum(ideal[:head], 1.0)
+    terms = gains / np.log2(2 + np.cumsum(costs) - np.cumsum(gains))
+    return [(measure.names()[0], _sequential_sum(terms[gains != 0]) / _sequential_sum(ideal))]
+
+
+def _ndcg_rel(t: _Topic, measure: Measure) -> Values:
+    """m_ndcg_rel.c: nDCG averaged over the relevant (positive-gain) documents: at each one retrieved,
+    the nDCG at its rank; for each one not retrieved, the nDCG at the end of the ranking."""
+    gains, ideal = _gains(t, measure.params)
+    if not len(ideal):
+        return [(measure.names()[0], 0.0)]
+    dcg = np.cumsum(gains / _discounts(t.num_ret))
+    ideal_dcg = np.cumsum(ideal / _discounts(len(ideal)))
+    index = np.flatnonzero(gains > 0)
+    at_relevant = dcg[index] / ideal_dcg[np.minimum(index, len(ideal) - 1)]
+    final = float(dcg[-1]) if t.num_ret else 0.0
+    total = _sequential_sum(at_relevant) + (len(ideal) - len(index)) * final / float(ideal_dcg[-1])
+    return [(measure.names()[0], total / len(ideal) if total > 0 else 0.0)]
+
+
+def _rndcg(t: _Topic, measure: Measure) -> Values:
+    """m_Rndcg.c: nDCG averaged over the ranks where the ideal gain changes (the R-levels of each gain),
+    plus the end of the ranking when it runs on past the last relevant rank."""
+    gains, ideal = _gains(t, measure.params)
+    if not t.num_rel or not len(ideal):
+        return [(measure.names()[0], 0.0)]
+    n, levels = t.num_ret, len(ideal)
+    dcg = np.cumsum(gains / _discounts(n))
+    ideal_dcg = np.cumsum(ideal / _discounts(levels))
+    boundaries = [*np.flatnonzero(ideal[1:] != ideal[:-1]) + 1, levels]
+    ratios = [(float(dcg[min(b, n) - 1]) if n else 0.0) / float(ideal_dcg[b - 1]) for b in boundaries]
+    if levels + 1 < n:
+        ratios.append(float(dcg[-1]) / float(ideal_dcg[-1]))
+    return [(measure.names()[0], _sequential_sum(np.array(ratios)) / len(ratios))]
+
+
+def _rbp(t: _Topic, measure: Measure) -> Values:
+    """m_rbp.c: rank-biased precision (Moffat & Zobel 2008), (1 − p)·Σ gain_i·p^(i−1), p = 0.9 unless
+    given (``rbp.p=0.95``); gains as nDCG's (``rbp.1=1,2=3``), rescaled to [0, 1] when outside it."""
+    p = _persistence(measure.params)
+    gains, _ = _gains(t, measure.params, rescale=True)
+    weights, _ = _powers(p, t.num_ret)
+    return [(measure.names()[0], (1.0 - p) * _sequential_sum((gains * weights)[gains != 0]))]
+
+
+def _rbp_resid(t: _Topic, measure: Measure) -> Values:
+    """m_rbp_resid.c: how much rbp could still rise if every unjudged retrieved document were relevant:
+    p^n + (1 − p)·Σ over unjudged ranks of p^(i−1); 0 when every retrieved document is judged."""
+    p = _persistence(measure.params)
+    unjudged = t.rels < 0
+    if not unjudged.any():
+        return [(measure.names()[0], 0.0)]
+    weights, last = _powers(p, t.num_ret)
+    return [(measure.names()[0], last + (1 - p) * _sequential_sum(weights[unjudged]))]
+
+
+@lru_cache(maxsize=64)  # the same p and ranking length for most topics
+def _powers(p: float, n: int) -> tuple[np.ndarray, float]:
+    """(1, p, p², …, p^(n−1)) and p^n, each a running product as m_rbp.c forms them."""
+    products = np.cumprod(np.full(n, p))
+    return np.concatenate(([1.0], products[:-1])) if n else products, float(products[-1]) if n else 1.0
+
+
+def _persistence(pairs: tuple) -> float:
+    return next((value for name, value in reversed(pairs) if name == "p"), 0.9)
+
+
+# Family → the function that computes its values for one topic.
+CALCULATORS = {
+    "num_ret": _counts,
+    "num_rel": _counts,
+    "num_rel_ret": _counts,
+    "map": _map,
+    "gm_map": _map,
+    "Rprec": _rprec,
+    "bpref": _bpref_family,
+    "recip_rank": _recip_rank,
+    "iprec_at_recall": _iprec_at_recall,
+    "P": _precision,
+    "recall": _recall,
+    "infAP": _infap,
+    "gm_bpref": _bpref_family,
+    "Rprec_mult": _rprec_mult,
+    "11pt_avg": _11pt_avg,
+    "ndcg": _ndcg_family,
+    "ndcg_exp": _ndcg_family,
+    "ndcg_cut": _ndcg_cut,
+    "ndcg_cut_exp": _ndcg_cut,
+    "relstring": _relstring,
+    "utility": _utility,
+    "binG": _bin_g,
+    "G": _g,
+    "ndcg_rel": _ndcg_rel,
+    "Rndcg": _rndcg,
+    "relative_P": _relative_precision,
+    "set_relative_P": _set_measures,
+    "rbp": _rbp,
+    "rbp_resid": _rbp_resid,
+    "unj": _unjudged,
+    "map_cut": _map_cut,
+    "success": _success,
+    "set_P": _set_measures,
+    "set_recall": _set_measures,
+    "set_map": _set_measures,
+    "set_F": _set_measures,
+    "num_nonrel_judged_ret": _counts,
+}
+
+
 def topic_measures(
     topic: RankedTopic, measures: Sequence[Measure], relevance_level: int = 1, version: str = "10.0"
 ) -> dict[str, float]:
@@ -212,95 +703,10 @@ def topic_measures(
     ``version`` "9" reproduces trec_eval 9.x's cut-off rounding in iprec_at_recall and 11pt_avg
     (what pytrec_eval embeds); the default follows 10.0.
     """
-    rels = topic.rels
-    num_ret = len(rels)
-    num_rel = sum(count for level, count in topic.levels.items() if level >= relevance_level)
-    num_nonrel = sum(count for level, count in topic.levels.items() if level < relevance_level)
-    relevant = rels >= relevance_level
-    cum_rel = np.cumsum(relevant)
-    num_rel_ret = int(cum_rel[-1]) if num_ret else 0
-    ranks = np.arange(1, num_ret + 1)
-    precision_at_rel = cum_rel[relevant] / ranks[relevant]
-
-    def rel_in_top(k: int) -> int:
-        return int(cum_rel[min(k, num_ret) - 1]) if num_ret and k > 0 else 0
-
-    def average_precision(cutoff: int | None = None) -> float:
-        if not num_rel:
-            return 0.0
-        if cutoff is None:
-            return float(precision_at_rel.sum()) / num_rel
-        return float(precision_at_rel[ranks[relevant] <= cutoff].sum()) / num_rel
-
+    shared = _Topic(topic, relevance_level, version)
     values: dict[str, float] = {}
-    ndcg_curves: tuple[np.ndarray, np.ndarray] | None = None  # computed once, for every cut-off
     for measure in measures:
-        family = measure.family
-        if family == "num_ret":
-            values["num_ret"] = num_ret
-        elif family == "num_rel":
-            values["num_rel"] = num_rel
-        elif family == "num_rel_ret":
-            values["num_rel_ret"] = num_rel_ret
-        elif family in {"map", "gm_map"}:
-            values[family] = average_precision()
-        elif family == "Rprec":
-            values["Rprec"] = rel_in_top(num_rel) / num_rel if num_rel else 0.0
-        elif family in {"bpref", "gm_bpref"}:
-            values[family] = _bpref(rels, relevance_level, num_rel, num_nonrel)
-        elif family == "recip_rank":
-            values["recip_rank"] = 1.0 / float(ranks[relevant][0]) if num_rel_ret else 0.0
-        elif family in {"iprec_at_recall", "11pt_avg"}:
-            points = measure.params if family == "iprec_at_recall" else RECALL_POINTS
-            interpolated = interpolated_precision(precision_at_rel, num_rel, points, version)
-            if family == "11pt_avg":
-                values["11pt_avg"] = sum(interpolated) / len(interpolated)
-            else:
-                values.update(zip(measure.names(), interpolated, strict=True))
-        elif family == "P":
-            values.update(
-                (name, rel_in_top(k) / k) for name, k in zip(measure.names(), measure.params, strict=True)
-            )
-        elif family == "recall":
-            values.update(
-                (name, rel_in_top(k) / num_rel if num_rel else 0.0)
-                for name, k in zip(measure.names(), measure.params, strict=True)
-            )
-        elif family == "infAP":
-            values["infAP"] = _inferred_ap(rels, relevance_level, num_rel)
-        elif family == "Rprec_mult":
-            for name, multiplier in zip(measure.names(), measure.params, strict=True):
-                cutoff = int(multiplier * num_rel + 0.9)  # trec_eval 9.x and 10.0 alike
-                values[name] = rel_in_top(cutoff) / cutoff if num_rel and cutoff else 0.0
-        elif family == "ndcg":
-            ndcg_curves = ndcg_curves or _ndcg_curves(rels, topic.levels)
-            values["ndcg"] = _ndcg(ndcg_curves, None)
-        elif family == "ndcg_cut":
-            ndcg_curves = ndcg_curves or _ndcg_curves(rels, topic.levels)
-            values.update(
-                (name, _ndcg(ndcg_curves, int(k)))
-                for name, k in zip(measure.names(), measure.params, strict=True)
-            )
-        elif family == "map_cut":
-            values.update(
-                (name, average_precision(k)) for name, k in zip(measure.names(), measure.params, strict=True)
-            )
-        elif family == "success":
-            values.update(
-                (name, float(rel_in_top(k) > 0))
-                for name, k in zip(measure.names(), measure.params, strict=True)
-            )
-        elif family in {"set_P", "set_recall", "set_map", "set_F"}:
-            set_p = num_rel_ret / num_ret if num_ret else 0.0
-            set_r = num_rel_ret / num_rel if num_rel else 0.0
-            values[family] = {
-                "set_P": set_p,
-                "set_recall": set_r,
-                "set_map": set_p * set_r,
-                "set_F": 2 * set_p * set_r / (set_p + set_r) if num_rel_ret else 0.0,
-            }[family]
-        elif family == "num_nonrel_judged_ret":
-            values[family] = int(((rels >= 0) & (rels < relevance_level)).sum())
+        values.update(CALCULATORS[measure.family](shared, measure))
     return values
 
 
@@ -431,7 +837,7 @@ def aggregate(per_topic: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """trec_eval's ``all`` row: sums for counts, geometric means for gm_*, arithmetic means otherwise."""
     if not per_topic:
         return {}
-    names = list(next(iter(per_topic.values())))
+    names = [name for name, value in next(iter(per_topic.values())).items() if not isinstance(value, str)]
     summary: dict[str, float] = {"num_q": len(per_topic)}
     for name in names:
         column = [values[name] for values in per_topic.values()]
