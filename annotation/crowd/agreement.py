@@ -847,7 +847,9 @@ def krippendorff_alpha(labels: Labels, level: str = "nominal") -> AgreementResul
         warnings.simplefilter("ignore", RuntimeWarning)
         value = float(
             krippendorff.alpha(
-                value_counts=counts[pairable_rows], value_domain=value_domain, level_of_measurement=level
+                value_counts=counts[pairable_rows],
+                value_domain=value_domain,
+                level_of_measurement=level,  # type: ignore[arg-type]  # one of LEVELS, checked above
             )
         )
     return AgreementResult(

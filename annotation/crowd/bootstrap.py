@@ -22,7 +22,7 @@ resample r draws the same items for every statistic.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -111,7 +111,7 @@ def bootstrap_agreement(
     if unknown:
         raise ValueError(f"unknown statistics {sorted(unknown)}; known: {', '.join(STATISTICS)}")
     data = as_encoded(labels)
-    replicators = {
+    replicators: dict[str, Callable[[], Callable[[np.ndarray], np.ndarray]]] = {
         "fleiss_kappa": lambda: _FleissReplicates(data),
         "cohen_kappa_mean": lambda: _CohenReplicates(data, weights, min_shared),
         "krippendorff_alpha": lambda: _AlphaReplicates(data, level),
@@ -260,6 +260,7 @@ class _AlphaReplicates:
             difference = values[:, None] - values[None, :]
             return np.divide(difference, total, out=np.zeros_like(total), where=total != 0) ** 2
         # Ordinal: (Σ_{g between c and k} n_g − (n_c + n_k) / 2)², per resample's margins.
+        assert margins is not None  # only the fixed (non-ordinal) distances are computed without them
         cumulative = np.concatenate([np.zeros((len(margins), 1)), np.cumsum(margins, axis=1)], axis=1)
         low = np.minimum.outer(np.arange(self.n_classes), np.arange(self.n_classes))
         high = np.maximum.outer(np.arange(self.n_classes), np.arange(self.n_classes))

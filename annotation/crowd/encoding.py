@@ -146,12 +146,12 @@ def factorize(values: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, list]:
     sort=False)`` gives, without importing pandas). Integer arrays go through NumPy; anything else
     through one dict, so equal values (1 and 1.0) share a code as they do in a Python set."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "iub":
-        distinct, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+        sorted_values, first, inverse = np.unique(values, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")
         rank = np.empty(len(order), dtype=np.int64)
         rank[order] = np.arange(len(order))
-        return rank[inverse.ravel()], distinct[order].tolist()
-    items = values.tolist() if isinstance(values, np.ndarray) else values
+        return rank[inverse.ravel()], list(sorted_values[order].tolist())
+    items: list[Any] = values.tolist() if isinstance(values, np.ndarray) else list(values)
     distinct = list(dict.fromkeys(items))  # first-seen order, at C speed
     code_of = {value: code for code, value in enumerate(distinct)}
     return np.fromiter(map(code_of.__getitem__, items), dtype=np.int64, count=len(items)), distinct

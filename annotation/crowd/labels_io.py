@@ -144,12 +144,14 @@ def _plain_columns(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
     if not text.endswith("\n"):
         text += "\n"
     values = text.replace("\n", ",").split(",")[:-1]
-    columns = values[0::3], values[1::3], values[2::3]
+    items, annotators, labels = values[0::3], values[1::3], values[2::3]
     if " " in text or "\t" in text:
-        columns = tuple([value.strip() for value in column] for column in columns)
-    if any("" in column for column in columns):
+        items, annotators, labels = (
+            [value.strip() for value in column] for column in (items, annotators, labels)
+        )
+    if "" in items or "" in annotators or "" in labels:
         raise _Doubtful
-    return columns[0], columns[1], columns[2]
+    return items, annotators, labels
 
 
 class _ColumnCoder:
@@ -185,7 +187,17 @@ class _ColumnCoder:
             np.concatenate([part[column] for part in self.parts]) if self.parts else np.zeros(0, np.int64)
             for column in range(3)
         ]
-        return _from_codes(*joined, items, annotators, labels, compact=True, duplicates=duplicates)
+        item_codes, annotator_codes, label_codes = joined
+        return _from_codes(
+            item_codes,
+            annotator_codes,
+            label_codes,
+            items,
+            annotators,
+            labels,
+            compact=True,
+            duplicates=duplicates,
+        )
 
 
 def _encode_rows(
@@ -208,7 +220,7 @@ def read_gold(path: str | Path) -> dict[str, int | float | str]:
     with open(path, newline="", encoding="utf-8") as handle:
         header = handle.readline().strip().split(",")
     second = header[1].strip() if len(header) > 1 else "label"
-    gold = {}
+    gold: dict[str, int | float | str] = {}
     for line, (item, label) in _rows(path, ("item", second if second in {"label", "gold"} else "label")):
         if item in gold and gold[item] != parse_label(label):
             raise LabelFileError(f"{path}, line {line}: item {item!r} has two different gold labels")

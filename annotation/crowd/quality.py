@@ -335,7 +335,7 @@ def summarise_likert(
     confidence is the mean over its dimensions.
     """
     bounds = _check_scale(scale)
-    rows = []
+    rows: list[tuple[Hashable, Hashable, float]] = []
     for item, annotator, scores in judgements:
         if not isinstance(scores, Mapping):
             raise ValueError(

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .agreement import (
     Labels,
     Weights,
@@ -78,7 +80,7 @@ def agreement_summary(
         )
     alpha = krippendorff_alpha(data, level=level)
     _, ratings_per_item = fleiss_items(data)
-    report = {
+    report: dict[str, Any] = {
         "n_labels": len(data),
         "n_items": len(data.items),
         "n_annotators": len(data.annotators),

@@ -67,7 +67,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
     if len(data) == 0:
         raise CommandError(f"{args.labels}: no labels after the header")
     try:
-        result = aggregate_by_name(data, args.method, gold=gold, tie_rule=args.tie_rule)
+        result = aggregate_by_name(data, args.method, gold=dict(gold.items()), tie_rule=args.tie_rule)
     except ValueError as error:  # e.g. M-MSR's skills cannot be estimated on these labels
         raise CommandError(error) from error
     writer = csv.writer(sys.stdout, lineterminator="\n")

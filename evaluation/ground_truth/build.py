@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from annotation.crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
 from annotation.crowd.agreement import cohen_kappa_matrix, label_order
-from annotation.crowd.encoding import Encoded, Labels, encode, on_scale
+from annotation.crowd.encoding import Encoded, Labels, as_encoded, encode, on_scale
 from annotation.crowd.methods import aggregate_by_name
 from annotation.crowd.quality import (
     agreement_with_aggregate,
@@ -135,7 +135,7 @@ def agreement_figures(data: Labels, *, weights: str = "none", level: str = "nomi
     """``annotation.crowd.report.agreement_summary`` with bootstrap intervals over items: Fleiss' kappa,
     mean pairwise Cohen's kappa, Krippendorff's alpha and per-label agreement, each with its base."""
     statistics: tuple[str, ...] = ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha")
-    if len(data) > COHEN_INTERVAL_MAX_JUDGEMENTS:
+    if len(as_encoded(data)) > COHEN_INTERVAL_MAX_JUDGEMENTS:
         statistics = ("fleiss_kappa", "krippendorff_alpha")
     return agreement_summary(
         data,

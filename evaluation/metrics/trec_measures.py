@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
+from typing import Any
 
 import numpy as np
 
@@ -298,7 +299,7 @@ class _Topic:
         return float(self.precision_at_rel[self.ranks[self.relevant] <= cutoff].sum()) / self.num_rel
 
 
-Values = Iterable[tuple[str, float]]
+Values = Iterable[tuple[str, Any]]  # numbers, and relstring's one text value
 
 
 def _per_cutoff(measure: Measure, value_at) -> Values:
@@ -426,8 +427,7 @@ def gain_table(levels: Mapping[int, int], pairs: tuple) -> list[tuple[int, float
             first[level][2] = levels.get(level, 0)
         else:
             table.append([level, float(level), levels.get(level, 0)])
-    table = [tuple(row) for row in table]
-    return _glibc_merge_sort(table)
+    return _glibc_merge_sort([tuple(row) for row in table])
 
 
 def _is_integer(text: str) -> bool:
@@ -716,7 +716,7 @@ def _bpref(rels: np.ndarray, relevance_level: int, num_rel: int, num_nonrel: int
         return 0.0
     judged = rels[rels >= 0]
     nonrel = judged < relevance_level
-    nonrel_above = (np.cumsum(nonrel) - nonrel)[~nonrel]
+    nonrel_above: np.ndarray = (np.cumsum(nonrel) - nonrel)[~nonrel]
     penalties = np.minimum(nonrel_above, num_rel) / max(min(num_nonrel, num_rel), 1)
     return float(np.where(nonrel_above > 0, 1.0 - penalties, 1.0).sum()) / num_rel
 
@@ -883,7 +883,7 @@ def prepared(qrels: Qrels, qid: str) -> TopicJudgements:
 def _as_measures(measures: Iterable[str] | Sequence[Measure] | None) -> list[Measure]:
     if measures is None:
         return parse_measures(None)
-    measures = list(measures)
-    if all(isinstance(m, Measure) for m in measures):
-        return measures
-    return parse_measures(measures)
+    given = list(measures)
+    if all(isinstance(m, Measure) for m in given):
+        return [m for m in given if isinstance(m, Measure)]
+    return parse_measures([str(m) for m in given])
