@@ -45,8 +45,9 @@ DEFAULT_TIE_RULE = "smallest"
 # Part of every input fingerprint: raise it when a change to the computation changes what a
 # snapshot holds for the same judgements, so the next run writes a corrected version instead of
 # "unchanged". 2: weighted kappa over the whole configured scale, gold-weighted ties listed.
-# 3: one vocabulary (the report's keys say annotator, not annotator or annotator).
-COMPUTATION_VERSION = 3
+# 3: one vocabulary (the report's keys say annotator, not assessor or worker).
+# 4: Dawid-Skene order-free with smoothing 0; agreement reports name their duplicates rule.
+COMPUTATION_VERSION = 4
 # The pairwise-kappa heat map keeps the annotators with the most labels: beyond a few dozen rows
 # it is unreadable, and the snapshot row stays small.
 HEATMAP_ANNOTATORS = 30
