@@ -79,7 +79,9 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         version=args.trec_eval_version,
     )
     if not per_topic:
-        # trec_eval 10.0 (trec_eval.c) stops here too, with exit 7: an average over no topic means nothing.
+        # trec_eval 10.0 (trec_eval.c) stops here too, with exit 7: an average over no topic means
+        # nothing. A script reading num_q still finds it (0), and the exit status says it failed.
+        sys.stdout.write(format_line("num_q", "all", 0, {"num_q"}))
         raise CommandError(
             "no queries with both results and relevance info: the run and the qrels share no topic id"
         )

@@ -83,12 +83,13 @@ def test_a_utf8_byte_order_mark_is_ignored(tmp_path, where, capsys):
     assert capsys.readouterr().out.splitlines()[0] == "num_q                 \tall\t2"
 
 
-def test_no_topic_in_common_is_trec_eval_s_error_not_silence(tmp_path, capsys):
-    # trec_eval.c: "No queries with both results and relevance info", exit 7, nothing on stdout.
+def test_no_topic_in_common_says_num_q_0_and_fails_not_silence(tmp_path, capsys):
+    # trec_eval.c: "No queries with both results and relevance info" and a failing exit status; we
+    # also print num_q 0, so a script reading the output sees that nothing was scored.
     qrels, run = write(tmp_path, b"1 0 d1 1\n", b"2 Q0 d1 1 1.0 sys\n")
     assert main(["trec-eval", "-m", "map", qrels, run]) == 2
     captured = capsys.readouterr()
-    assert captured.out == ""
+    assert captured.out == "num_q                 \tall\t0\n"
     assert "no queries with both results and relevance info" in captured.err
 
 
