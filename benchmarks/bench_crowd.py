@@ -172,13 +172,27 @@ def cross_fitted_gold_vote(triples: list, gold: dict, seed: int = 0) -> tuple[fl
     return right / len(items), ties
 
 
+def real_sets(absent):
+    """(name, labels file, gold) of each real set found by the tests' data lookup; for a set not on
+    this machine (none is shipped: tests/data/README.md) prints ``absent(name, set name)`` instead."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the data-set lookup lives with the tests
+    from tests.conftest import locate_data_set
+
+    for name, stem in REAL_SETS.items():
+        folder = stem.endswith("/")
+        set_name, _, stem = stem.partition("/")
+        shared = locate_data_set(set_name)
+        if shared is None:
+            print(absent(name, set_name))
+            continue
+        labels_path = shared / (stem + "labels.csv" if folder else stem + "_labels.csv")
+        yield name, labels_path, read_gold(shared / (stem + "gold.csv" if folder else stem + "_gold.csv"))
+
+
 def real_data_table(repeats: int) -> None:
     """Accuracy against gold on the real sets, ours and crowd-kit's, from the same DataFrame (read
     once with our reader, then given to both); the PROVENANCE.md figures next to them. A set that
     is not on this machine (none is shipped: tests/data/README.md) gets a row saying so."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the data-set lookup lives with the tests
-    from tests.conftest import locate_data_set
-
     print(
         "| data set | labels | MV ties | ours MV (ties→smallest) "
         "| crowd-kit MV (its ties: →smallest/→largest) | ours DS (iterations) | crowd-kit DS (iterations) "
@@ -186,15 +200,9 @@ def real_data_table(repeats: int) -> None:
         "| PROVENANCE.md | crowd-kit DS time / ours |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for name, stem in REAL_SETS.items():
-        folder = stem.endswith("/")
-        set_name, _, stem = stem.partition("/")
-        shared = locate_data_set(set_name)
-        if shared is None:
-            print(f"| {name} | data set {set_name} not on this machine (tests/data/README.md): skipped |")
-            continue
-        labels_path = shared / (stem + "labels.csv" if folder else stem + "_labels.csv")
-        gold = read_gold(shared / (stem + "gold.csv" if folder else stem + "_gold.csv"))
+    for name, labels_path, gold in real_sets(
+        lambda name, set_name: f"| {name} | {set_name} absent: skipped |"
+    ):
         triples = read_label_columns(labels_path).triples()
         frame = pd.DataFrame(triples, columns=["task", "worker", "label"])
         models = {}
@@ -282,19 +290,8 @@ def gold_dawid_skene_rows(frame: pd.DataFrame, gold: dict) -> tuple[dict, dict]:
 
 def methods_table(repeats: int) -> None:
     """Per real set: accuracy of every method, ours / crowd-kit's, and crowd-kit's time ÷ ours."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the data-set lookup lives with the tests
-    from tests.conftest import locate_data_set
-
     accuracy_rows, time_rows = [], []
-    for name, stem in REAL_SETS.items():
-        folder = stem.endswith("/")
-        set_name, _, stem = stem.partition("/")
-        shared = locate_data_set(set_name)
-        if shared is None:
-            print(f"{name}: data set {set_name} not on this machine (tests/data/README.md): skipped")
-            continue
-        labels_path = shared / (stem + "labels.csv" if folder else stem + "_labels.csv")
-        gold = read_gold(shared / (stem + "gold.csv" if folder else stem + "_gold.csv"))
+    for name, labels_path, gold in real_sets(lambda name, set_name: f"{name}: {set_name} absent: skipped"):
         frame = pd.DataFrame(read_label_columns(labels_path).triples(), columns=["task", "worker", "label"])
 
         def scored(predicted, gold=gold):
