@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
 from rest_framework.permissions import BasePermission
+
+from .models import Project
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
-
-    from .models import Project
 
 RESEARCHERS_GROUP = "researchers"
 
@@ -39,8 +40,4 @@ def owned_project(user, project_id: int) -> Project:
 
     The one ownership rule of every researcher page and API endpoint (an anonymous user owns none).
     """
-    from django.shortcuts import get_object_or_404
-
-    from .models import Project
-
     return get_object_or_404(Project, pk=project_id, owner_id=user.pk)

@@ -135,8 +135,9 @@ def gold_inputs(project: Project) -> tuple[list, dict]:
 def agreement_figures(data: Labels, *, weights: str = "none", level: str = "nominal") -> dict:
     """``annotation.crowd.report.agreement_summary`` with bootstrap intervals over items: Fleiss' kappa,
     mean pairwise Cohen's kappa, Krippendorff's alpha and per-label agreement, each with its base."""
+    data = as_encoded(data)  # once, for the size check and the summary alike
     statistics: tuple[str, ...] = ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha")
-    if len(as_encoded(data)) > COHEN_INTERVAL_MAX_JUDGEMENTS:
+    if len(data) > COHEN_INTERVAL_MAX_JUDGEMENTS:
         statistics = ("fleiss_kappa", "krippendorff_alpha")
     return agreement_summary(
         data,
