@@ -17,6 +17,7 @@ from annotation.importing import Catalogue, ImportProblem, ImportSummary, import
 from annotation.models import Project
 
 from .runs import parse_runs, pool_runs, store_runs
+from .scoring.jobs import request_evaluations_of_latest
 from .serializers import ImportSerializer
 
 
@@ -59,6 +60,8 @@ def import_collection(
 
     with transaction.atomic():
         summary = import_items(project, pool=pool if runs else None, **what_to_judge)
+    if stored:
+        request_evaluations_of_latest(project)  # the new runs join the leaderboard
     return replace(summary, runs_created=len(stored))
 
 

@@ -12,7 +12,12 @@ class Run(models.Model):
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
     tag = models.CharField(max_length=200)
-    pool_depth = models.PositiveIntegerField(help_text="How many top documents per topic went into the pool.")
+    pool_depth = models.PositiveIntegerField(
+        help_text="How many top documents per topic went into the pool (0: the run was not pooled)."
+    )
+    # Runs of one team or one system family share a group, for leave-one-group-out pool-bias checks.
+    group = models.CharField(max_length=200, blank=True)
+    description = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -131,3 +136,104 @@ class GroundTruthJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project} ground-truth job {self.pk} ({self.status}, {self.progress:.0%})"
+
+
+class ExternalQrels(models.Model):
+    """Relevance judgements from outside the project (e.g. a collection's official TREC qrels), kept as
+    a reference to compare the crowd's ground truth with and to score runs against."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="external_qrels")
+    name = models.CharField(max_length=200)
+    # ``{topic: {document: relevance}}`` as imported (ids NFC-normalised); read whole, never queried.
+    judgements = models.JSONField(default=dict)
+    judged_count = models.PositiveIntegerField(default=0)
+    relevant_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="external_qrels_name_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Evaluation(models.Model):
+    """Every run of a project scored against one ground truth (a snapshot or external qrels), with
+    the job's state while it runs and, once done, the trust checks.
+
+    The ``signature`` names everything the numbers depend on (ground truth, relevance level, ``-J``,
+    cut-offs, code version), as sacrebleu's signatures do, so a figure can be reproduced and two
+    figures compared only when their signatures agree.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="evaluations")
+    snapshot = models.ForeignKey(
+        GroundTruthSnapshot, on_delete=models.CASCADE, null=True, blank=True, related_name="evaluations"
+    )
+    external_qrels = models.ForeignKey(
+        ExternalQrels, on_delete=models.CASCADE, null=True, blank=True, related_name="evaluations"
+    )
+    relevance_level = models.PositiveSmallIntegerField(default=1)
+    judged_only = models.BooleanField(default=False)
+    signature = models.CharField(max_length=300)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    stage = models.CharField(max_length=200, blank=True)
+    progress = models.FloatField(default=0.0, help_text="Share done, 0 to 1.")
+    run_count = models.PositiveIntegerField(default=0, help_text="Runs to score, fixed when the job starts.")
+    # Other ground truths the runs are also ranked under, for the stability check: ``{name: qrels}``,
+    # fixed when the job starts (see evaluation.scoring.compute.variant_qrels).
+    variant_qrels = models.JSONField(default=dict, blank=True)
+    # Trust checks computed once every run is scored (see evaluation.scoring.checks).
+    checks = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "-created_at"], name="evaluation_project_newest")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(snapshot__isnull=True) ^ models.Q(external_qrels__isnull=True),
+                name="evaluation_one_ground_truth",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project} evaluation {self.pk} ({self.status})"
+
+    @property
+    def ground_truth_name(self) -> str:
+        if self.snapshot_id is not None:
+            return f"ground truth v{self.snapshot.version}"  # type: ignore[union-attr]
+        return f"external qrels {self.external_qrels.name}"  # type: ignore[union-attr]
+
+
+class RunScore(models.Model):
+    """One run's scores in one evaluation: every measure per topic and over all topics."""
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="scores")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="scores")
+    overall = models.JSONField(default=dict)
+    # ``{measure: {topic: value}}``: one measure's column can be read without the rest.
+    per_topic = models.JSONField(default=dict)
+    # What the trust checks need from this run: unjudged shares, left-out score, variant scores.
+    checks = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["evaluation", "run"]
+        constraints = [models.UniqueConstraint(fields=["evaluation", "run"], name="run_score_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.run} in evaluation {self.evaluation_id}"

@@ -49,7 +49,7 @@ def register(subparsers) -> None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from evaluation.metrics.significance import compare_systems, correct
+    from evaluation.metrics.leaderboard import against_best
     from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
     from evaluation.metrics.trec_measures import (
         PER_TOPIC_ONLY,
@@ -79,21 +79,11 @@ def run_compare(args: argparse.Namespace) -> int:
     names = [name for measure in measures for name in measure.names()]
     primary = names[0]
     summaries = {run: aggregate(per_topic) for run, per_topic in per_run.items()}
-    best = max(summaries, key=lambda run: summaries[run][primary])
     topics = sorted(qrels)
-    others = [run for run in runs if run != best]
-    raw = [
-        compare_systems(
-            [per_run[best][t][primary] for t in topics], [per_run[run][t][primary] for t in topics], args.test
-        ).p_value
-        for run in others
-    ]
-    if args.correction == "none" or not raw:
-        corrected, reject = raw, [p < args.alpha for p in raw]
-    else:
-        reject, corrected = correct(raw, args.correction, args.alpha)
-    p_values = dict(zip(others, corrected, strict=True))
-    significant = dict(zip(others, reject, strict=True))
+    scores = {run: [per_run[run][t][primary] for t in topics] for run in runs}
+    best, comparisons = against_best(scores, test=args.test, correction=args.correction, alpha=args.alpha)
+    p_values = {c.second: c.corrected_p for c in comparisons}
+    significant = {c.second: c.significant for c in comparisons}
     ordered = sorted(runs, key=lambda run: summaries[run][primary], reverse=True)
     if args.json:
         rows = [

@@ -5,12 +5,14 @@ delay: every submission would compute a whole snapshot while the annotator waits
 24 submissions would write 24 versions. Instead a job sent here starts on a background thread
 after the same delay a worker would wait, and the debounce (``jobs.request_ground_truth_job``)
 makes every submission until then join it: a burst gives one new version, as with Redis.
+Evaluation jobs (``evaluation.scoring.jobs``) run the same way, through ``schedule_task``.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from typing import Any
 
 from django.conf import settings
 from django.db import connections
@@ -19,42 +21,52 @@ logger = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _timers: list[threading.Timer] = []
-_queued: list[tuple[int, int]] = []  # (project, job) waiting for run_queued() in "manual" mode
+_queued: list[tuple[Any, tuple]] = []  # (Celery task, arguments) waiting for run_queued() in "manual" mode
 
 
 def schedule(project_id: int, job_id: int, *, delay: float) -> None:
-    """Start the job ``delay`` seconds from now on a daemon thread (or queue it, in manual mode)."""
+    """Start the ground-truth job ``delay`` seconds from now on a daemon thread (or queue it, in
+    manual mode)."""
+    from .jobs import compute_ground_truth  # jobs imports this module
+
+    schedule_task(compute_ground_truth, (project_id, job_id), delay=delay)
+
+
+def schedule_task(task: Any, args: tuple, *, delay: float) -> None:
+    """Run the Celery ``task`` with ``args`` ``delay`` seconds from now on a daemon thread, as a
+    worker would (or queue it for ``run_queued()``, in manual mode)."""
     if settings.GROUND_TRUTH_EMBEDDED_RUNNER == "manual":
         with _lock:
-            _queued.append((project_id, job_id))
+            _queued.append((task, args))
         return
-    timer = threading.Timer(delay, _run, (project_id, job_id))
+    timer = threading.Timer(delay, _run, (task, args))
     timer.daemon = True
     with _lock:
         _timers[:] = [t for t in _timers if t.is_alive()] + [timer]
     timer.start()
 
 
-def _run(project_id: int, job_id: int) -> None:
-    from .jobs import compute_ground_truth  # jobs imports this module
-
+def _run(task: Any, args: tuple) -> None:
     try:
-        compute_ground_truth.apply((project_id, job_id), throw=True)
-    except Exception:  # the job row already says it failed; a thread has no one else to tell
-        logger.exception("embedded ground-truth job %s of project %s failed", job_id, project_id)
+        task.apply(args, throw=True)
+    except Exception:  # the job's row already says it failed; a thread has no one else to tell
+        logger.exception("embedded job %s%s failed", task.name, args)
     finally:
         connections.close_all()  # this thread's connections, not the request threads'
 
 
 def run_queued() -> int:
-    """Run, here and now, every job queued in "manual" mode; returns how many ran."""
-    with _lock:
-        queued, _queued[:] = list(_queued), []
-    from .jobs import compute_ground_truth
-
-    for project_id, job_id in queued:
-        compute_ground_truth.apply((project_id, job_id), throw=True)
-    return len(queued)
+    """Run, here and now, every job queued in "manual" mode (and any job those queue); returns how
+    many ran."""
+    ran = 0
+    while True:
+        with _lock:
+            queued, _queued[:] = list(_queued), []
+        if not queued:
+            return ran
+        for task, args in queued:
+            task.apply(args, throw=True)
+        ran += len(queued)
 
 
 def wait_until_idle(timeout: float = 30.0) -> bool:

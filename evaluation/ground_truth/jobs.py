@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from annotation.models import Project
 from evaluation.models import GroundTruthJob
+from evaluation.scoring.jobs import on_snapshot_written
 
 from . import embedded
 from .build import build_snapshot
@@ -215,6 +216,8 @@ def compute_ground_truth(self, project_id: int, job_id: int | None = None) -> in
         GroundTruthJob.Status.DONE if snapshot else GroundTruthJob.Status.UNCHANGED,
         snapshot=snapshot,
     )
+    if snapshot:
+        on_snapshot_written(snapshot)  # the runs are scored against every new ground truth
     return snapshot.version if snapshot else None
 
 

@@ -1,0 +1,242 @@
+"""Score runs against a ground truth: read (runs, qrels) → compute (``evaluation.metrics``) → write.
+
+Each run is scored alone (``score_run``), so a job can fan the runs out over workers. Besides every
+trec_eval measure, per topic and overall, a run's score row keeps what the trust checks need from
+it: its unjudged shares, its score without the documents only it (or its group) put into the pool,
+and its score under each alternative ground truth (``variants``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import F
+
+from annotation.crowd.encoding import encode
+from annotation.models import Project, Task
+from evaluation.ground_truth.build import DEFAULT_TIE_RULE, aggregate, gold_inputs, ground_truth_judgements
+from evaluation.ground_truth.downloads import snapshot_qrels
+from evaluation.metrics.trec_io import Qrels
+from evaluation.metrics.trec_io import Run as RankedLists
+from evaluation.metrics.trec_measures import DEFAULT_CUTOFFS, evaluate, parse_measures
+from evaluation.metrics.trec_measures import aggregate as mean_over_topics
+from evaluation.metrics.trust import qrels_without, unique_contributions, unjudged_share
+from evaluation.models import Evaluation, Run, RunEntry, RunScore
+
+# Raise when a change to the code changes a stored score for the same inputs; part of every signature.
+CODE_VERSION = 1
+MEASURES = "all_trec"
+# The measure the trust checks rank runs by (pool bias, stability).
+CHECK_MEASURE = "map"
+UNJUDGED_CUTOFFS = (10, 100)
+# Random halves of the annotators, each aggregated by majority vote: how far the ranking depends on
+# who judged.
+HALVES_SEED = 0
+
+
+def signature(evaluation: Evaluation) -> str:
+    """What the numbers depend on, as ``key:value`` fields joined by ``|`` (sacrebleu's style)."""
+    if evaluation.snapshot is not None:
+        truth = f"gt:v{evaluation.snapshot.version}+{evaluation.snapshot.method}"
+    else:
+        truth = f"qrels:{evaluation.external_qrels.name}"  # type: ignore[union-attr]
+    fields = [
+        truth,
+        f"l:{evaluation.relevance_level}",
+        f"J:{'yes' if evaluation.judged_only else 'no'}",
+        "c:yes",
+        f"cutoffs:{','.join(map(str, DEFAULT_CUTOFFS))}",
+        f"m:{MEASURES}",
+        f"version:cranfield-eval-{CODE_VERSION}",
+    ]
+    return "|".join(fields)
+
+
+def ground_truth_qrels(evaluation: Evaluation) -> Qrels:
+    """The qrels the evaluation scores against: its snapshot's labels, or the external qrels."""
+    if evaluation.snapshot is not None:
+        return snapshot_qrels(evaluation.snapshot)
+    return evaluation.external_qrels.judgements  # type: ignore[union-attr]
+
+
+def stored_run(run: Run) -> RankedLists:
+    """A stored run as ``{topic: {document: score}}`` (trec_eval orders it again by score, docno)."""
+    ranked: RankedLists = defaultdict(dict)
+    for topic, document, score in run.entries.values_list("topic_id", "document_id", "score").iterator(
+        chunk_size=20_000
+    ):
+        ranked[topic][document] = score
+    return dict(ranked)
+
+
+@dataclass
+class ScoringContext:
+    """What scoring any run of one evaluation reads besides the run itself, read once per process."""
+
+    qrels: Qrels
+    variants: dict[str, Qrels]
+    contributions: dict[str, dict[str, set[str]]]  # pooled run tag -> topic -> documents it pooled
+    groups: dict[str, str]  # run tag -> its group (its tag if it has none)
+    options: dict = field(default_factory=dict)  # trec_eval options: relevance level, -J
+
+
+def scoring_context(evaluation: Evaluation) -> ScoringContext:
+    project = evaluation.project
+    return ScoringContext(
+        qrels=ground_truth_qrels(evaluation),
+        variants=evaluation.variant_qrels,
+        contributions=pool_contributions(project),
+        groups={tag: group or tag for tag, group in project.runs.values_list("tag", "group")},
+        options={"relevance_level": evaluation.relevance_level, "judged_only": evaluation.judged_only},
+    )
+
+
+def pool_contributions(project: Project) -> dict[str, dict[str, set[str]]]:
+    """Which documents each pooled run put into the pool: ``{run tag: {topic: {document}}}``."""
+    contributions: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    rows = RunEntry.objects.filter(
+        run__project=project, run__pool_depth__gt=0, rank__lte=F("run__pool_depth")
+    )
+    for tag, topic, document in rows.values_list("run__tag", "topic_id", "document_id").iterator(
+        chunk_size=20_000
+    ):
+        contributions[tag][topic].add(document)
+    return contributions
+
+
+def score_run(evaluation: Evaluation, run: Run, context: ScoringContext | None = None) -> RunScore:
+    """Score one run in one evaluation and store it (a second call for the same pair returns the
+    stored row: a redelivered sub-task does no harm)."""
+    existing = RunScore.objects.filter(evaluation=evaluation, run=run).first()
+    if existing is not None:
+        return existing
+    context = context or scoring_context(evaluation)
+    ranked = stored_run(run)
+    per_topic = evaluate(context.qrels, ranked, parse_measures([MEASURES]), complete=True, **context.options)
+    overall = mean_over_topics(per_topic) if per_topic else {}
+    by_measure: dict[str, dict[str, float | str]] = defaultdict(dict)
+    for topic, values in per_topic.items():
+        for name, value in values.items():
+            by_measure[name][topic] = value
+    checks = {
+        "unjudged": unjudged_check(ranked, context.qrels),
+        "left_out": left_out_check(run, ranked, context),
+        "variants": {
+            name: check_score(qrels, ranked, context.options) for name, qrels in context.variants.items()
+        },
+    }
+    row, _ = RunScore.objects.get_or_create(
+        evaluation=evaluation,
+        run=run,
+        defaults={"overall": overall, "per_topic": dict(by_measure), "checks": checks},
+    )
+    return row
+
+
+def check_score(qrels: Qrels, ranked: RankedLists, options: dict) -> float:
+    """The run's score on the check measure over every topic of ``qrels`` (0 for no topic)."""
+    per_topic = evaluate(qrels, ranked, [CHECK_MEASURE], complete=True, **options)
+    return mean_over_topics(per_topic)[CHECK_MEASURE] if per_topic else 0.0
+
+
+def unjudged_check(ranked: RankedLists, qrels: Qrels) -> dict[str, float]:
+    """The mean over the qrels' topics of the share of the run's top k that is unjudged, per k."""
+    shares = unjudged_share(ranked, qrels, UNJUDGED_CUTOFFS)
+    topics = list(qrels)
+    # A topic the run lacks has every one of its top k unjudged (there is none to judge).
+    return {
+        str(k): sum(shares.get(topic, {}).get(k, 1.0) for topic in topics) / len(topics) if topics else 0.0
+        for k in UNJUDGED_CUTOFFS
+    }
+
+
+def left_out_check(run: Run, ranked: RankedLists, context: ScoringContext) -> dict:
+    """The run's check score without the judged documents only its group put into the pool
+    (Zobel 1998): how it would fare had it not been pooled. An unpooled run contributed nothing."""
+    group = context.groups.get(run.tag, run.tag)
+    members = [tag for tag in context.contributions if context.groups.get(tag, tag) == group]
+    unique = unique_contributions(context.contributions, members) if run.pool_depth else {}
+    qrels = context.qrels
+    judged_unique = {topic: docs & set(qrels.get(topic, {})) for topic, docs in unique.items()}
+    level = context.options["relevance_level"]
+    return {
+        "score": check_score(qrels_without(qrels, unique), ranked, context.options),
+        "unique_documents": sum(len(docs) for docs in judged_unique.values()),
+        "unique_relevant": sum(
+            1 for topic, docs in judged_unique.items() for doc in docs if int(qrels[topic][doc]) >= level
+        ),
+    }
+
+
+# -- alternative ground truths, for the ranking-stability check --------------------------------------
+
+
+def variant_qrels(evaluation: Evaluation) -> dict[str, Qrels]:
+    """Other ground truths to rank the runs under: for a snapshot, the same judgements aggregated by
+    other methods and by two random halves of the annotators, and every external qrels of the
+    project; for external qrels, the newest snapshot."""
+    project = evaluation.project
+    variants: dict[str, Qrels] = {}
+    if evaluation.snapshot is not None:
+        variants.update(aggregation_variants(project, evaluation.snapshot.input_last_judgement_id))
+        for external in project.external_qrels.all():
+            variants[f"external: {external.name}"] = external.judgements
+    else:
+        snapshot = project.snapshots.order_by("-version").first()
+        if snapshot is not None:
+            variants[f"crowd: ground truth v{snapshot.version}"] = snapshot_qrels(snapshot)
+    return variants
+
+
+def aggregation_variants(project: Project, last_judgement_id: int) -> dict[str, Qrels]:
+    """The project's judgements (up to the snapshot's newest) aggregated by majority vote,
+    Dawid–Skene and, with gold items, the gold-weighted vote; and by majority vote on each of two
+    random halves of the annotators."""
+    if not project.type.judged_for_topic:
+        return {}
+    rows = list(
+        ground_truth_judgements(project)
+        .filter(id__lte=last_judgement_id)
+        .values_list("task_id", "annotator_id", "label")
+    )
+    if not rows:
+        return {}
+    pairs = {
+        task: (topic, document)
+        for task, topic, document in Task.objects.filter(project=project, kind=Task.Kind.ITEM).values_list(
+            "pk", "topic__external_id", "document__external_id"
+        )
+    }
+    gold_triples, gold = gold_inputs(project)
+    data = encode(rows)
+    with_gold = encode(rows + gold_triples) if gold_triples else data
+    methods = [Project.GroundTruthMethod.MAJORITY, Project.GroundTruthMethod.DAWID_SKENE]
+    if gold:
+        methods.append(Project.GroundTruthMethod.GOLD_WEIGHTED)
+    variants = {
+        f"method: {method}": as_qrels(
+            aggregate(data, method, DEFAULT_TIE_RULE, with_gold, gold).labels, pairs
+        )
+        for method in methods
+    }
+    annotators = sorted({annotator for _, annotator, _ in rows})
+    random.Random(HALVES_SEED).shuffle(annotators)
+    first_half = set(annotators[: len(annotators) // 2])
+    for name, in_first in (("annotators: first half", True), ("annotators: second half", False)):
+        half_rows = [row for row in rows if (row[1] in first_half) == in_first]
+        if half_rows:
+            subset = encode(half_rows)
+            majority = aggregate(subset, Project.GroundTruthMethod.MAJORITY, DEFAULT_TIE_RULE, subset, {})
+            variants[name] = as_qrels(majority.labels, pairs)
+    return variants
+
+
+def as_qrels(labels: dict, pairs: dict) -> Qrels:
+    """Task labels as qrels, by each task's (topic, document)."""
+    qrels: Qrels = {}
+    for task, label in labels.items():
+        topic, document = pairs[task]
+        qrels.setdefault(topic, {})[document] = int(label)
+    return qrels

@@ -1,0 +1,103 @@
+"""Evaluation jobs: every run scored against a snapshot, stored with its signature and checks.
+
+The leaderboard's numbers must equal trec_eval's on the exported qrels and the stored runs
+(pytrec_eval is trec_eval's own code, as a library)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+import pytrec_eval
+
+from annotation.assignment import claim_next_task, submit_judgement
+from evaluation.ground_truth import embedded
+from evaluation.ground_truth.build import build_snapshot
+from evaluation.ground_truth.downloads import snapshot_qrels
+from evaluation.metrics.trec_io import read_run, write_run
+from evaluation.metrics.trust import leave_one_out, unjudged_share
+from evaluation.models import Evaluation, RunScore
+from evaluation.scoring.compute import stored_run
+from evaluation.scoring.jobs import request_evaluation
+from tests.annotation.factories import RUN_A, RUN_B, make_project
+
+# Every annotator's label per (topic, document): d1, d3 and d4 relevant by majority.
+RELEVANT = {("401", "d1"), ("401", "d3"), ("402", "d4")}
+
+
+def judge_everything(project, annotators, dissenter: int = 2):
+    """Each annotator labels every task by ``RELEVANT``; the ``dissenter`` flips every label."""
+    for index, annotator in enumerate(annotators):
+        while (assignment := claim_next_task(project, annotator)) is not None:
+            task = assignment.task
+            label = int((task.topic.external_id, task.document.external_id) in RELEVANT)
+            submit_judgement(assignment.pk, annotator, 1 - label if index == dissenter else label)
+
+
+@pytest.fixture
+def scored(researcher, annotators, django_capture_on_commit_callbacks):
+    project = make_project(researcher, annotators, k=3, pool_depth=2)
+    judge_everything(project, annotators)
+    snapshot = build_snapshot(project.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        evaluation = request_evaluation(project, snapshot=snapshot)
+    assert embedded.run_queued() == 1
+    evaluation.refresh_from_db()
+    return evaluation
+
+
+def test_every_run_is_scored_and_equals_trec_eval(scored):
+    assert scored.status == Evaluation.Status.DONE, scored.error
+    assert scored.progress == 1.0
+    qrels = snapshot_qrels(scored.snapshot)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P", "ndcg", "recip_rank", "bpref"})
+    for text in (RUN_A, RUN_B):
+        run, tag = read_run(text.splitlines())
+        row = RunScore.objects.get(evaluation=scored, run__tag=tag)
+        # The stored run gives back the file's ranking.
+        assert stored_run(row.run) == run
+        expected = evaluator.evaluate(run)
+        for measure, name in (("map", "map"), ("P_5", "P_5"), ("ndcg", "ndcg"), ("recip_rank", "recip_rank")):
+            per_topic = {topic: values[measure] for topic, values in expected.items()}
+            assert row.per_topic[name] == pytest.approx(per_topic)
+            assert row.overall[name] == pytest.approx(sum(per_topic.values()) / len(per_topic))
+
+
+def test_the_signature_names_what_the_numbers_depend_on(scored):
+    assert scored.signature.startswith(f"gt:v{scored.snapshot.version}+majority|l:1|J:no|c:yes|")
+    assert "m:all_trec" in scored.signature and "version:cranfield-eval-" in scored.signature
+
+
+def test_the_checks_equal_the_pure_trust_functions(scored):
+    qrels = snapshot_qrels(scored.snapshot)
+    runs = {tag: run for run, tag in (read_run(text.splitlines()) for text in (RUN_A, RUN_B))}
+    expected = {r.run: r for r in leave_one_out(runs, qrels, depth=2)}
+    for row in scored.checks["pool_bias"]:
+        reference = expected[row["run"]]
+        assert row["score"] == pytest.approx(reference.score)
+        assert row["score_left_out"] == pytest.approx(reference.score_left_out)
+        assert (row["rank"], row["rank_left_out"]) == (reference.rank, reference.rank_left_out)
+        assert row["unique_relevant"] == reference.unique_relevant
+    for row in scored.checks["unjudged"]["runs"]:
+        shares = unjudged_share(runs[row["run"]], qrels, (10,))
+        assert row["shares"]["10"] == pytest.approx(sum(s[10] for s in shares.values()) / len(qrels))
+    names = {entry["ground_truth"] for entry in scored.checks["stability"]}
+    assert {"method: majority", "method: dawid-skene", "annotators: first half"} <= names
+    majority = next(e for e in scored.checks["stability"] if e["ground_truth"] == "method: majority")
+    assert majority["kendall_tau"] == pytest.approx(1.0) and majority["flipped"] == []
+
+
+def test_a_request_joins_the_waiting_job(researcher, annotators):
+    project = make_project(researcher, annotators, k=3, pool_depth=2)
+    judge_everything(project, annotators)
+    snapshot = build_snapshot(project.pk)
+    first = request_evaluation(project, snapshot=snapshot)
+    assert request_evaluation(project, snapshot=snapshot) == first
+    assert request_evaluation(project, snapshot=snapshot, relevance_level=2) != first
+
+
+def test_run_files_round_trip(scored):
+    out = io.StringIO()
+    row = RunScore.objects.get(evaluation=scored, run__tag="runA")
+    write_run(stored_run(row.run), out, "runA")
+    assert read_run(out.getvalue().splitlines())[0] == read_run(RUN_A.splitlines())[0]
