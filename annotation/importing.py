@@ -63,6 +63,7 @@ class ImportSummary:
     gold_created: int = 0
     qualification_created: int = 0
     attention_checks_created: int = 0
+    dry_run: bool = False  # nothing was stored: the counts say what the import would create
 
 
 def _check_new_ids(kind: str, items: Sequence[TopicIn] | Sequence[DocumentIn], existing: set[str]) -> None:

@@ -332,10 +332,19 @@ def reset_project(project_id: int, *, worker_running: bool = True) -> None:
         wait_for_ground_truth_jobs(project_id)
 
     from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
-    from evaluation.models import GroundTruthJob, GroundTruthSnapshot, SnapshotLabel
+    from evaluation.models import Evaluation, GroundTruthJob, GroundTruthSnapshot, RunScore, SnapshotLabel
 
     # Every table that refers to these must be truncated with them (PostgreSQL refuses otherwise).
-    models = (SnapshotLabel, GroundTruthJob, GroundTruthSnapshot, JudgementRevision, Judgement, Assignment)
+    models = (
+        RunScore,
+        Evaluation,
+        SnapshotLabel,
+        GroundTruthJob,
+        GroundTruthSnapshot,
+        JudgementRevision,
+        Judgement,
+        Assignment,
+    )
     tables = [model._meta.db_table for model in models]
     with connection.cursor() as cursor:
         cursor.execute(f"TRUNCATE {', '.join(tables)}")

@@ -41,28 +41,48 @@ class ImportFailed(Exception):
         return [f"{field}: {message}" if field else message for field, message in self.errors]
 
 
+class DryRun(Exception):
+    """Raised inside the import's transaction to undo it after counting."""
+
+
 def import_collection(
-    project: Project, *, runs: Sequence[str] = (), pool_depth: int = 10, **what_to_judge: Any
+    project: Project,
+    *,
+    runs: Sequence[str] = (),
+    pool_depth: int = 10,
+    pool_budget: int | None = None,
+    run_group: str = "",
+    dry_run: bool = False,
+    **what_to_judge: Any,
 ) -> ImportSummary:
     """Create topics, documents, runs, the items to judge and the quality-control items.
 
     ``runs`` are TREC run files' texts; the pool of their top ``pool_depth`` documents per topic
-    becomes items (existing items keep their judgements and move up if ranked higher). The other
-    keyword arguments are ``annotation.importing.import_items``'s. Raises ImportProblem.
+    (0: the runs are stored, not pooled), cut to ``pool_budget`` per topic in depth order if given,
+    becomes items (existing items keep their judgements and move up if ranked higher, so runs added
+    later add only new pairs). The other keyword arguments are ``annotation.importing.import_items``'s.
+    With ``dry_run`` everything is checked and counted, then undone. Raises ImportProblem.
     """
     stored: list = []
 
     def pool(catalogue: Catalogue) -> dict[str, dict[str, int]]:
         parsed = parse_runs(project, runs, catalogue)
-        store_runs(project, parsed, pool_depth)
+        store_runs(project, parsed, pool_depth, group=run_group)
         stored.extend(parsed)
-        return pool_runs(parsed, pool_depth)
+        return pool_runs(parsed, pool_depth, pool_budget) if pool_depth else {}
 
-    with transaction.atomic():
-        summary = import_items(project, pool=pool if runs else None, **what_to_judge)
-    if stored:
+    summary = None
+    try:
+        with transaction.atomic():
+            summary = import_items(project, pool=pool if runs else None, **what_to_judge)
+            if dry_run:
+                raise DryRun
+    except DryRun:
+        pass
+    assert summary is not None
+    if stored and not dry_run:
         request_evaluations_of_latest(project)  # the new runs join the leaderboard
-    return replace(summary, runs_created=len(stored))
+    return replace(summary, runs_created=len(stored), dry_run=dry_run)
 
 
 def import_from_body(project: Project, body: Any) -> ImportSummary:
@@ -107,4 +127,6 @@ def describe_import(summary: ImportSummary) -> str:
         (summary.attention_checks_created, "attention check"),
     ]
     parts = [f"{n} {name}{'' if n == 1 else 's'}" for n, name in counts if n]
+    if summary.dry_run:
+        return "would create " + (", ".join(parts) or "nothing new") + " (nothing was stored)"
     return (", ".join(parts) or "nothing new") + f" ({summary.tasks_total} items in the project)"

@@ -12,7 +12,7 @@ from annotation.models import Project
 from evaluation.metrics.trec_io import Run as RankedLists
 from evaluation.metrics.trec_io import TrecFormatError, read_run, trec_order
 from evaluation.models import Run, RunEntry
-from evaluation.pooling import depth_k_pool
+from evaluation.pooling import depth_k_pool, depth_order
 
 # Run.tag's column width.
 TAG_LENGTH = 200
@@ -65,10 +65,12 @@ def normalised_ids(run: RankedLists) -> RankedLists:
     }
 
 
-def store_runs(project: Project, parsed: Sequence[tuple[str, RankedLists]], pool_depth: int) -> None:
+def store_runs(
+    project: Project, parsed: Sequence[tuple[str, RankedLists]], pool_depth: int, group: str = ""
+) -> None:
     """Store each run with its ranks in trec_eval's order."""
     for tag, run in parsed:
-        row = Run.objects.create(project=project, tag=tag, pool_depth=pool_depth)
+        row = Run.objects.create(project=project, tag=tag, pool_depth=pool_depth, group=group)
         RunEntry.objects.bulk_create(
             (
                 RunEntry(run=row, topic_id=topic_id, document_id=docid, rank=rank, score=scores[docid])
@@ -79,6 +81,18 @@ def store_runs(project: Project, parsed: Sequence[tuple[str, RankedLists]], pool
         )
 
 
-def pool_runs(parsed: Sequence[tuple[str, RankedLists]], pool_depth: int) -> dict[str, dict[str, int]]:
-    """The depth-k pool of the parsed runs: ``{topic: {document: best rank}}``."""
-    return depth_k_pool((run for _, run in parsed), pool_depth)
+def pool_runs(
+    parsed: Sequence[tuple[str, RankedLists]], pool_depth: int, budget: int | None = None
+) -> dict[str, dict[str, int]]:
+    """The depth-k pool of the parsed runs, ``{topic: {document: position}}``: the best rank any run
+    gave the document, or with a per-topic ``budget`` its place in depth order (``depth_order``),
+    which is then the order it is judged in."""
+    if budget is None:
+        return depth_k_pool((run for _, run in parsed), pool_depth)
+    topics = sorted({topic for _, run in parsed for topic in run})
+    pool = {}
+    for topic in topics:
+        rankings = [trec_order(run[topic])[:pool_depth] for _, run in parsed if topic in run]
+        order = depth_order(rankings, budget)
+        pool[topic] = {document: position for position, document in enumerate(order, start=1)}
+    return pool

@@ -23,7 +23,31 @@ class ImportSerializer(StrictSerializer):
         help_text="Each item is the text of one TREC run file: `qid Q0 docno rank score tag` per line.",
     )
     # Deeper than any run worth pooling, and far inside the database's integer range.
-    pool_depth = serializers.IntegerField(min_value=1, max_value=100_000, default=10)
+    pool_depth = serializers.IntegerField(
+        min_value=0,
+        max_value=100_000,
+        default=10,
+        help_text="How many top documents per topic of each run become items; 0 stores the runs unpooled.",
+    )
+    pool_budget = serializers.IntegerField(
+        min_value=1,
+        max_value=100_000,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="At most this many documents per topic: the depth-k pool read in depth order "
+        "(every run's first document, then every run's second, …) until the budget is spent.",
+    )
+    run_group = serializers.CharField(
+        max_length=200,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="The team or system family of these runs (pool-bias checks leave a whole group out).",
+    )
+    dry_run = serializers.BooleanField(
+        default=False, help_text="Check everything and count what would be created, but store nothing."
+    )
     items = ItemInSerializer(
         many=True,
         required=False,
@@ -60,3 +84,4 @@ class ImportSummarySerializer(serializers.Serializer):
     gold_created = serializers.IntegerField()
     qualification_created = serializers.IntegerField()
     attention_checks_created = serializers.IntegerField()
+    dry_run = serializers.BooleanField()

@@ -44,8 +44,8 @@ def board(scores: Mapping[str, Sequence[float]], level: float = 0.95, method: st
     """Systems best first by mean score, each with a ``level`` confidence interval of its mean
     (``method`` t or bootstrap, as ``significance.mean_confidence_interval``)."""
     rows = []
-    for system, values in scores.items():
-        values = np.asarray(values, dtype=float)
+    for system, given in scores.items():
+        values = np.asarray(given, dtype=float)
         if len(values) >= 2 and np.ptp(values) > 0:
             interval = mean_confidence_interval(values, level, method)
             low, high = interval.low, interval.high

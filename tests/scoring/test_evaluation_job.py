@@ -101,3 +101,36 @@ def test_run_files_round_trip(scored):
     row = RunScore.objects.get(evaluation=scored, run__tag="runA")
     write_run(stored_run(row.run), out, "runA")
     assert read_run(out.getvalue().splitlines())[0] == read_run(RUN_A.splitlines())[0]
+
+
+def test_runs_added_later_extend_the_pool_and_a_dry_run_counts_first(researcher, annotators):
+    from evaluation.collection import import_collection
+
+    project = make_project(researcher, annotators, k=3, pool_depth=2)
+    before = project.tasks.count()
+    run_c = "\n".join(["401 Q0 d1 1 9.0 runC", "401 Q0 d5 2 8.0 runC", "402 Q0 d2 1 1.0 runC"])
+    preview = import_collection(project, runs=[run_c], pool_depth=2, dry_run=True)
+    # d1 (401) is already pooled; (401, d5) and (402, d2) are new.
+    assert (preview.tasks_created, preview.runs_created, preview.dry_run) == (2, 1, True)
+    assert project.tasks.count() == before and not project.runs.filter(tag="runC").exists()
+    done = import_collection(project, runs=[run_c], pool_depth=2, run_group="team-c")
+    assert done.tasks_created == 2 and project.tasks.count() == before + 2
+    assert project.runs.get(tag="runC").group == "team-c"
+
+
+def test_a_pool_budget_judges_in_depth_order(researcher, annotators):
+    from annotation.models import Project
+    from evaluation.collection import import_collection
+    from tests.annotation.factories import DOCUMENTS, TOPICS
+
+    project = Project.objects.create(name="Budget", owner=researcher, assignments_per_task=1)
+    import_collection(
+        project, topics=TOPICS, documents=DOCUMENTS, runs=[RUN_A, RUN_B], pool_depth=3, pool_budget=3
+    )
+    order = list(
+        project.tasks.filter(topic__external_id="401")
+        .order_by("pool_rank")
+        .values_list("document__external_id", flat=True)
+    )
+    # Depth order: runA's first (d1), runB's first (d3), runA's second (d2); budget 3 stops there.
+    assert order == ["d1", "d3", "d2"]

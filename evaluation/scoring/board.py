@@ -1,0 +1,178 @@
+"""The leaderboard of an evaluation for pages, API and downloads: runs × chosen measures with
+confidence intervals, all-pairs significance on the first measure, corrected for multiple
+comparisons, and the per-topic drill-down. Reads only the measures asked for (each is one key of
+``RunScore.per_topic``), computes with ``evaluation.metrics.leaderboard``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import asdict, dataclass
+
+from django.db.models import F
+
+from annotation.inputs import spreadsheet_safe
+from evaluation.metrics.leaderboard import NO_CORRECTION, all_pairs, board
+from evaluation.metrics.trec_measures import COUNTS, PER_TOPIC_ONLY
+from evaluation.models import Evaluation, RunScore
+
+DEFAULT_MEASURES = ("map", "P_10", "ndcg_cut_10", "bpref", "recip_rank")
+TESTS = ("t", "wilcoxon", "bootstrap", "randomisation")
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "sidak", "holm-sidak", "hommel", NO_CORRECTION)
+# Resampling tests over every pair: enough resamples for a p near 0.05 to be stable, few enough that
+# 100 runs (4,950 pairs) still answer in seconds.
+RESAMPLES = 2000
+
+
+class BoardError(ValueError):
+    """A leaderboard request that cannot be answered; ``field`` names the parameter."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class BoardOptions:
+    measures: tuple[str, ...] = DEFAULT_MEASURES
+    test: str = "t"
+    correction: str = "holm"
+    alpha: float = 0.05
+
+    @classmethod
+    def from_query(cls, query, available: set[str]) -> BoardOptions:
+        """Options from a query string (``measures=map,P_10`` or repeated ``m=``; ``test``,
+        ``correction``, ``alpha``), each checked; BoardError names the bad one."""
+        names = [n for value in query.getlist("m") + query.getlist("measures") for n in value.split(",") if n]
+        measures = tuple(dict.fromkeys(names)) or tuple(m for m in DEFAULT_MEASURES if m in available)
+        unknown = [m for m in measures if m not in available or m in PER_TOPIC_ONLY]
+        if unknown:
+            message = f"unknown measure {unknown[0]!r}; this evaluation has e.g. map, P_10, ndcg"
+            raise BoardError("measures", message)
+        test = query.get("test", "t")
+        if test not in TESTS:
+            raise BoardError("test", f"test must be one of {', '.join(TESTS)}")
+        correction = query.get("correction", "holm")
+        if correction not in CORRECTIONS:
+            raise BoardError("correction", f"correction must be one of {', '.join(CORRECTIONS)}")
+        try:
+            alpha = float(query.get("alpha", 0.05))
+        except ValueError:
+            raise BoardError("alpha", "alpha must be a number between 0 and 1") from None
+        if not 0 < alpha < 1:
+            raise BoardError("alpha", "alpha must be a number between 0 and 1")
+        return cls(measures, test, correction, alpha)
+
+
+def available_measures(evaluation: Evaluation) -> set[str]:
+    first = evaluation.scores.values_list("overall", flat=True).first()
+    return set(first or ())
+
+
+def topic_columns(evaluation: Evaluation, measure: str) -> tuple[list[str], dict[str, list[float]]]:
+    """Every run's per-topic values of one measure, in one topic order: ``(topics, {tag: values})``."""
+    rows = list(
+        evaluation.scores.annotate(tag=F("run__tag"))
+        .order_by("run__tag")
+        .values_list("tag", f"per_topic__{measure}")
+    )
+    topics = sorted({topic for _, values in rows for topic in values or {}})
+    return topics, {tag: [float((values or {}).get(t, 0.0)) for t in topics] for tag, values in rows}
+
+
+def leaderboard(evaluation: Evaluation, options: BoardOptions) -> dict:
+    """JSON-ready: the evaluation, one row per run (best first by the first measure) with each
+    measure's mean and confidence interval, and all pairs compared on the first measure."""
+    runs = {row["run__tag"]: row for row in evaluation.scores.values("run__tag", "run_id", "run__group")}
+    columns: dict[str, dict] = {}
+    topics: list[str] = []
+    for measure in options.measures:
+        topics, values = topic_columns(evaluation, measure)
+        columns[measure] = {row.system: row for row in board(values)}
+    primary = options.measures[0]
+    order = sorted(runs, key=lambda tag: columns[primary][tag].rank)
+    pairs = []
+    if len(runs) > 1:
+        _, values = topic_columns(evaluation, primary)
+        extra = {"n_resamples": RESAMPLES} if options.test in {"bootstrap", "randomisation"} else {}
+        pairs = [
+            asdict(c)
+            for c in all_pairs(
+                values, test=options.test, correction=options.correction, alpha=options.alpha, **extra
+            )
+        ]
+    return {
+        "evaluation": evaluation_summary(evaluation),
+        "measures": list(options.measures),
+        "topics": len(topics),
+        "test": options.test,
+        "correction": options.correction,
+        "alpha": options.alpha,
+        "rows": [
+            {
+                "run": tag,
+                "run_id": runs[tag]["run_id"],
+                "group": runs[tag]["run__group"] or tag,
+                "rank": columns[primary][tag].rank,
+                "values": {m: interval(columns[m][tag]) for m in options.measures},
+            }
+            for tag in order
+        ],
+        "pairs": pairs,
+    }
+
+
+def interval(row) -> dict:
+    return {"mean": row.mean, "low": row.low, "high": row.high}
+
+
+def evaluation_summary(evaluation: Evaluation) -> dict:
+    return {
+        "id": evaluation.pk,
+        "ground_truth": evaluation.ground_truth_name,
+        "signature": evaluation.signature,
+        "status": evaluation.status,
+        "finished_at": evaluation.finished_at.isoformat() if evaluation.finished_at else None,
+    }
+
+
+def per_topic_table(evaluation: Evaluation, score: RunScore, measures: tuple[str, ...]) -> list[dict]:
+    """One run's drill-down: each topic's value of each measure."""
+    topics = sorted({t for m in measures for t in score.per_topic.get(m, {})})
+    return [{"topic": t, "values": {m: score.per_topic.get(m, {}).get(t) for m in measures}} for t in topics]
+
+
+def leaderboard_csv(data: dict) -> str:
+    """One line per run: rank, run, then mean, low and high of each measure."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    measures = data["measures"]
+    writer.writerow(["rank", "run", *(f"{m}{part}" for m in measures for part in ("", "_low", "_high"))])
+    for row in data["rows"]:
+        cells = [row["values"][m][part] for m in measures for part in ("mean", "low", "high")]
+        writer.writerow([row["rank"], spreadsheet_safe(row["run"]), *(f"{value:.6f}" for value in cells)])
+    return out.getvalue()
+
+
+def leaderboard_json(data: dict) -> str:
+    return json.dumps(data, indent=2)
+
+
+def trec_eval_text(evaluation: Evaluation, per_query: bool = False) -> str:
+    """Every run's measures in trec_eval's output layout, one block per run (``-q`` adds topics)."""
+    from cranfield.cli.trec_eval import format_line
+
+    out = io.StringIO()
+    for score in evaluation.scores.select_related("run").order_by("run__tag"):
+        if per_query:
+            topics = sorted({t for values in score.per_topic.values() for t in values})
+            for topic in topics:
+                for name, values in score.per_topic.items():
+                    if topic in values:
+                        out.write(format_line(name, topic, values[topic], COUNTS))
+        out.write(f"{'runid':<22}\tall\t{score.run.tag}\n")
+        for name, value in score.overall.items():
+            out.write(format_line(name, "all", value, COUNTS))
+    return out.getvalue()
