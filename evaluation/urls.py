@@ -3,6 +3,8 @@
 from django.urls import path, register_converter
 
 from . import api, views
+from .scoring import api as scoring_api
+from .scoring import views as scoring_views
 
 
 class SnapshotDownload:
@@ -34,6 +36,22 @@ urlpatterns = [
         name="ground-truth-download",
     ),
     path("projects/<int:project_id>/agreement/", views.agreement, name="agreement-report"),
+    path("projects/<int:project_id>/runs/", scoring_views.runs, name="runs-page"),
+    path("projects/<int:project_id>/runs/<int:run_id>/", scoring_views.run_detail, name="run-page"),
+    path("projects/<int:project_id>/runs/<int:run_id>/run", scoring_views.run_download, name="run-download"),
+    path("projects/<int:project_id>/evaluations/", scoring_views.evaluations, name="evaluations-page"),
+    path("projects/<int:project_id>/external-qrels/", scoring_views.external_qrels, name="external-qrels"),
+    path("projects/<int:project_id>/leaderboard/", scoring_views.leaderboard_page, name="leaderboard"),
+    path(
+        "projects/<int:project_id>/evaluations/<int:evaluation_id>/leaderboard.<str:fmt>",
+        scoring_views.leaderboard_download,
+        name="leaderboard-download",
+    ),
+    path(
+        "projects/<int:project_id>/evaluations/<int:evaluation_id>/runs/<int:run_id>/",
+        scoring_views.run_topics,
+        name="run-topics",
+    ),
     # API (JSON)
     path("api/projects/<int:project_pk>/import/", api.CollectionImportView.as_view(), name="import-api"),
     path(
@@ -46,6 +64,38 @@ urlpatterns = [
         "api/projects/<int:project_pk>/ground-truth/jobs/<int:pk>/", job_detail, name="ground-truth-job-api"
     ),
     path("api/projects/<int:project_pk>/agreement/", api.AgreementReportView.as_view(), name="agreement-api"),
+    path("api/projects/<int:project_pk>/runs/", scoring_api.RunListView.as_view(), name="runs-api"),
+    path("api/projects/<int:project_pk>/runs/<int:pk>/", scoring_api.RunDetailView.as_view(), name="run-api"),
+    path(
+        "api/projects/<int:project_pk>/runs/<int:pk>/trec/",
+        scoring_api.RunTrecView.as_view(),
+        name="run-trec-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/evaluations/",
+        scoring_api.EvaluationListView.as_view(),
+        name="evaluations-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/evaluations/<int:pk>/",
+        scoring_api.EvaluationDetailView.as_view(),
+        name="evaluation-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/evaluations/<int:pk>/leaderboard/",
+        scoring_api.LeaderboardView.as_view(),
+        name="leaderboard-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/evaluations/<int:pk>/runs/<int:run_pk>/",
+        scoring_api.RunTopicsView.as_view(),
+        name="run-topics-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/external-qrels/",
+        scoring_api.ExternalQrelsView.as_view(),
+        name="external-qrels-api",
+    ),
     path(
         "api/projects/<int:project_pk>/snapshots/<int:version>/ratings/",
         snapshot_ratings,

@@ -47,7 +47,7 @@ def board(scores: Mapping[str, Sequence[float]], level: float = 0.95, method: st
     for system, given in scores.items():
         values = np.asarray(given, dtype=float)
         if len(values) >= 2 and np.ptp(values) > 0:
-            interval = mean_confidence_interval(values, level, method)
+            interval = mean_confidence_interval(list(given), level, method)
             low, high = interval.low, interval.high
         else:  # one topic, or every topic the same: no spread to speak of
             low = high = float(values.mean()) if len(values) else float("nan")

@@ -214,3 +214,53 @@ def flipped_pairs(first: Mapping[str, float], second: Mapping[str, float]) -> li
         for b in names[index + 1 :]
         if first[a] > first[b] and second[a] < second[b]
     ]
+
+
+# --- crowd against an external ground truth ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TopicAgreement:
+    """One topic's crowd labels against a reference's, as relevant / not relevant."""
+
+    topic: str
+    shared: int  # documents both judge
+    kappa: float | None  # Cohen's kappa over the shared documents (None: fewer than two, or no variation)
+    reference_relevant: int
+    reference_relevant_judged: int  # of those, how many the crowd judged (the pool found)
+
+
+def cohen_kappa(first: Sequence[bool], second: Sequence[bool]) -> float | None:
+    """Cohen's kappa of two binary labelings; None when it is undefined (chance agreement 1)."""
+    n = len(first)
+    if n < 2:
+        return None
+    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
+    p1, p2 = sum(first) / n, sum(second) / n
+    chance = p1 * p2 + (1 - p1) * (1 - p2)
+    return None if chance == 1 else (observed - chance) / (1 - chance)
+
+
+def agreement_with_reference(
+    crowd: Qrels, reference: Qrels, relevance_level: int = 1
+) -> list[TopicAgreement]:
+    """Per topic of the reference: Cohen's kappa between crowd and reference on the documents both
+    judge, and how many of the reference's relevant documents the crowd judged at all."""
+    out = []
+    for topic in sorted(reference):
+        ours, theirs = crowd.get(topic, {}), reference[topic]
+        shared = sorted(set(ours) & set(theirs))
+        relevant = [doc for doc, rel in theirs.items() if rel >= relevance_level]
+        out.append(
+            TopicAgreement(
+                topic=topic,
+                shared=len(shared),
+                kappa=cohen_kappa(
+                    [ours[d] >= relevance_level for d in shared],
+                    [theirs[d] >= relevance_level for d in shared],
+                ),
+                reference_relevant=len(relevant),
+                reference_relevant_judged=sum(doc in ours for doc in relevant),
+            )
+        )
+    return out

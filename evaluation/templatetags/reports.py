@@ -23,3 +23,12 @@ def percent(value) -> str:
     if value is None or value == "":
         return MISSING
     return f"{float(value) * 100:.0f} %"
+
+
+@register.filter
+def item(mapping, key):
+    """``mapping[key]`` in a template, for keys held in variables (a measure's name); None if absent."""
+    try:
+        return mapping[key]
+    except (KeyError, IndexError, TypeError):
+        return None

@@ -71,3 +71,39 @@ def test_load_benchmark_quick_mode_checks_correctness_under_gunicorn():
     table = re.search(r"\| submit \(POST\) \| (\d+) \|", result.stdout)
     assert table is not None and int(table.group(1)) > 0, result.stdout
     assert "EXPLAIN ANALYZE of the claim" in result.stdout
+
+
+def test_leaderboard_benchmark_quick_mode_runs_a_real_worker(redis_url):
+    """The campaign benchmark on a small scale: its own database, a real Celery worker on the test
+    Redis, the evaluation job end to end, and the metric computation checked against pytrec_eval."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] != "django.db.backends.postgresql":
+        missing(
+            "the leaderboard benchmark needs PostgreSQL: set DATABASE_URL=postgres://… (dev.py test does)"
+        )
+    url = (
+        f"postgres://{database['USER']}@{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}"
+        f"/{database['NAME']}_boardsmoke"
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(PROJECT_DIR / "benchmarks" / "bench_leaderboard.py"),
+            "--quick",
+            "--database-url",
+            url,
+            "--redis-url",
+            # Its own Redis db: a worker the integration tests left on theirs must not take its jobs.
+            redis_url.rsplit("/", 1)[0] + "/9",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PROJECT_DIR,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "os.cpu_count() " in result.stdout
+    assert re.search(r"\| evaluation job, 1 worker process \| [\d.]+ \|", result.stdout), result.stdout
+    assert "pytrec_eval ÷ ours" in result.stdout

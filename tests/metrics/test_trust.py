@@ -120,3 +120,37 @@ def test_tau_ap_punishes_a_swap_at_the_top_more_than_one_at_the_bottom():
     assert symmetric_tau_ap(reference, ["b", "a", "c", "d"]) < symmetric_tau_ap(
         reference, ["a", "b", "d", "c"]
     )
+
+
+def test_agreement_with_reference_equals_scikit_learn_kappa():
+    import random
+
+    from sklearn.metrics import cohen_kappa_score
+
+    from evaluation.metrics.trust import agreement_with_reference
+
+    rng = random.Random(3)
+    for _ in range(50):
+        topics = [str(t) for t in range(rng.randint(1, 4))]
+        reference = {
+            t: {f"d{i}": rng.choice([0, 0, 1, 2]) for i in range(rng.randint(2, 30))} for t in topics
+        }
+        crowd = {
+            t: {
+                doc: (rel if rng.random() < 0.8 else 1 - min(rel, 1))
+                for doc, rel in docs.items()
+                if rng.random() < 0.7
+            }
+            for t, docs in reference.items()
+        }
+        for row in agreement_with_reference(crowd, reference):
+            shared = sorted(set(crowd[row.topic]) & set(reference[row.topic]))
+            a = [int(crowd[row.topic][d] >= 1) for d in shared]
+            b = [int(reference[row.topic][d] >= 1) for d in shared]
+            if row.kappa is None:
+                assert len(shared) < 2 or (len(set(a)) == len(set(b)) == 1 and a[0] == b[0])
+            else:
+                assert row.kappa == pytest.approx(cohen_kappa_score(a, b))
+            relevant = [d for d, rel in reference[row.topic].items() if rel >= 1]
+            assert row.reference_relevant == len(relevant)
+            assert row.reference_relevant_judged == sum(d in crowd[row.topic] for d in relevant)

@@ -1,0 +1,309 @@
+"""API of the evaluation side: runs (list, inspect, download, add), evaluations (request, watch),
+leaderboards (JSON, CSV, trec_eval's layout), a run's per-topic values, external qrels.
+
+Security behavior, for every endpoint here: researchers only (``IsResearcher``), and only for
+projects they own (``owned_project``: anyone else's is a 404 with no hint that it exists).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import asdict
+
+from django.db.models import Count
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+from rest_framework.views import APIView
+
+from annotation.importing import ImportProblem
+from annotation.permissions import IsResearcher, owned_project
+from annotation.serializers import StrictSerializer
+from cranfield.parsers import DepthLimitedJSONParser
+from evaluation.collection import ImportFailed, import_from_body
+from evaluation.metrics.trec_io import write_run
+from evaluation.models import Evaluation, ExternalQrels, Run, RunScore
+from evaluation.serializers import ImportSummarySerializer
+
+from .board import (
+    BoardError,
+    BoardOptions,
+    available_measures,
+    leaderboard,
+    leaderboard_csv,
+    per_topic_table,
+    trec_eval_text,
+)
+from .compute import stored_run
+from .external import import_external_qrels
+from .views import requested
+
+RUN_KEYS = {"runs", "pool_depth", "pool_budget", "run_group", "dry_run"}
+
+
+class RunSerializer(serializers.ModelSerializer):
+    lines = serializers.IntegerField(source="entries_count", read_only=True)
+    download = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Run
+        fields = ["id", "tag", "group", "description", "pool_depth", "lines", "created_at", "download"]
+
+    def get_download(self, run: Run) -> str:
+        return reverse("run-trec-api", args=[run.project_id, run.pk], request=self.context.get("request"))
+
+
+class EvaluationSerializer(serializers.ModelSerializer):
+    ground_truth = serializers.CharField(source="ground_truth_name", read_only=True)
+    snapshot_version = serializers.IntegerField(source="snapshot.version", read_only=True, allow_null=True)
+    leaderboard = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Evaluation
+        fields = [
+            "id",
+            "ground_truth",
+            "snapshot_version",
+            "external_qrels",
+            "relevance_level",
+            "judged_only",
+            "signature",
+            "status",
+            "stage",
+            "progress",
+            "run_count",
+            "error",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "checks",
+            "leaderboard",
+        ]
+
+    def get_leaderboard(self, evaluation: Evaluation) -> str:
+        return reverse(
+            "leaderboard-api",
+            args=[evaluation.project_id, evaluation.pk],
+            request=self.context.get("request"),
+        )
+
+
+class EvaluationRequestSerializer(StrictSerializer):
+    ground_truth = serializers.CharField(
+        required=False, help_text="snapshot:VERSION or external:ID; default: the newest snapshot"
+    )
+    relevance_level = serializers.IntegerField(min_value=1, max_value=100, default=1)
+    judged_only = serializers.BooleanField(default=False)
+
+
+class ExternalQrelsSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ExternalQrels
+        fields = ["id", "name", "judged_count", "relevant_count", "created_at"]
+
+
+class ExternalQrelsInSerializer(StrictSerializer):
+    name = serializers.CharField(max_length=200)
+    qrels = serializers.CharField(trim_whitespace=False, help_text="TREC qrels text: topic iter docno rel")
+
+
+class RunListView(APIView):
+    """The project's runs (GET); add runs (POST ``{"runs": [text, …], "pool_depth", "pool_budget",
+    "run_group", "dry_run"}``): only new pairs become items; a dry run (200) counts them first."""
+
+    permission_classes = [IsResearcher]
+    parser_classes = [DepthLimitedJSONParser]
+
+    @extend_schema(responses={200: RunSerializer(many=True)})
+    def get(self, request: Request, project_pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        rows = project.runs.annotate(entries_count=Count("entries")).order_by("tag")
+        return Response(RunSerializer(rows, many=True, context={"request": request}).data)
+
+    @extend_schema(
+        request=OpenApiTypes.OBJECT, responses={201: ImportSummarySerializer, 200: ImportSummarySerializer}
+    )
+    def post(self, request: Request, project_pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        body = request.data
+        if isinstance(body, dict):
+            extra = sorted(set(body) - RUN_KEYS)
+            if extra:
+                return Response({extra[0]: ["not a field of a runs body (use the import API)"]}, status=400)
+            if not body.get("runs"):
+                return Response({"runs": ["give at least one run file's text"]}, status=400)
+        try:
+            summary = import_from_body(project, body)
+        except ImportFailed as failure:
+            return Response(failure.as_dict(), status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            asdict(summary), status=status.HTTP_200_OK if summary.dry_run else status.HTTP_201_CREATED
+        )
+
+
+class RunDetailView(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses={200: RunSerializer})
+    def get(self, request: Request, project_pk: int, pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        run = get_object_or_404(project.runs.annotate(entries_count=Count("entries")), pk=pk)
+        return Response(RunSerializer(run, context={"request": request}).data)
+
+
+class RunTrecView(APIView):
+    """The run as a TREC run file (``qid Q0 docno rank score tag``, in trec_eval's order)."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR})
+    def get(self, request: Request, project_pk: int, pk: int) -> HttpResponse:
+        project = owned_project(request.user, project_pk)
+        run = get_object_or_404(project.runs, pk=pk)
+        out = io.StringIO()
+        write_run(stored_run(run), out, run.tag)
+        return HttpResponse(out.getvalue(), content_type="text/plain; charset=utf-8")
+
+
+class EvaluationListView(APIView):
+    """Evaluations, newest first (GET); request one (POST): 202 with the job, a new one or the one of
+    the same ground truth and settings still waiting. Follow its ``progress`` at its URL."""
+
+    permission_classes = [IsResearcher]
+    parser_classes = [DepthLimitedJSONParser]
+
+    @extend_schema(responses={200: EvaluationSerializer(many=True)})
+    def get(self, request: Request, project_pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        rows = project.evaluations.select_related("snapshot", "external_qrels").defer("variant_qrels")[:100]
+        return Response(EvaluationSerializer(rows, many=True, context={"request": request}).data)
+
+    @extend_schema(request=EvaluationRequestSerializer, responses={202: EvaluationSerializer})
+    def post(self, request: Request, project_pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        body = EvaluationRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            evaluation = requested(project, body.validated_data)
+        except BoardError as error:
+            return Response({error.field: [error.message]}, status=status.HTTP_400_BAD_REQUEST)
+        data = EvaluationSerializer(evaluation, context={"request": request}).data
+        return Response(data, status=status.HTTP_202_ACCEPTED)
+
+
+class EvaluationDetailView(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses={200: EvaluationSerializer})
+    def get(self, request: Request, project_pk: int, pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        evaluation = get_object_or_404(
+            project.evaluations.select_related("snapshot", "external_qrels"), pk=pk
+        )
+        return Response(EvaluationSerializer(evaluation, context={"request": request}).data)
+
+
+BOARD_PARAMETERS = [
+    OpenApiParameter("measures", str, description="comma-separated, e.g. map,P_10,ndcg_cut_10"),
+    OpenApiParameter("test", str, enum=["t", "wilcoxon", "bootstrap", "randomisation"]),
+    OpenApiParameter("correction", str, description="statsmodels multipletests method, or none"),
+    OpenApiParameter("alpha", float),
+    OpenApiParameter("as", str, enum=["json", "csv", "trec"], description="trec: trec_eval's layout"),
+]
+
+
+class LeaderboardView(APIView):
+    """Runs × measures with 95% confidence intervals, and every pair compared on the first measure
+    (paired test over topics, corrected for the number of pairs). 409 while the job runs."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(parameters=BOARD_PARAMETERS, responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, project_pk: int, pk: int):
+        project = owned_project(request.user, project_pk)
+        evaluation = get_object_or_404(
+            project.evaluations.select_related("snapshot", "external_qrels"), pk=pk
+        )
+        if evaluation.status != Evaluation.Status.DONE:
+            return Response(
+                {
+                    "status": [
+                        f"the evaluation is {evaluation.status}; the leaderboard exists once it is done"
+                    ]
+                },
+                status=status.HTTP_409_CONFLICT,
+            )
+        layout = request.query_params.get("as", "json")
+        if layout == "trec":
+            return HttpResponse(trec_eval_text(evaluation), content_type="text/plain; charset=utf-8")
+        if layout not in {"json", "csv"}:
+            return Response({"as": ["must be json, csv or trec"]}, status=status.HTTP_400_BAD_REQUEST)
+        try:
+            options = BoardOptions.from_query(request.query_params, available_measures(evaluation))
+        except BoardError as error:
+            return Response({error.field: [error.message]}, status=status.HTTP_400_BAD_REQUEST)
+        data = leaderboard(evaluation, options)
+        if layout == "csv":
+            return HttpResponse(leaderboard_csv(data), content_type="text/csv; charset=utf-8")
+        return Response(data)
+
+
+class RunTopicsView(APIView):
+    """One run's per-topic values of the chosen measures in one evaluation."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(parameters=BOARD_PARAMETERS[:1], responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, project_pk: int, pk: int, run_pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        evaluation = get_object_or_404(project.evaluations, pk=pk, status=Evaluation.Status.DONE)
+        score = get_object_or_404(
+            RunScore.objects.select_related("run"), evaluation=evaluation, run_id=run_pk
+        )
+        try:
+            options = BoardOptions.from_query(request.query_params, set(score.overall))
+        except BoardError as error:
+            return Response({error.field: [error.message]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {
+                "run": score.run.tag,
+                "measures": list(options.measures),
+                "overall": {m: score.overall[m] for m in options.measures},
+                "topics": per_topic_table(evaluation, score, options.measures),
+            }
+        )
+
+
+class ExternalQrelsView(APIView):
+    """External qrels of the project (GET); import one (POST ``{"name", "qrels"}``): 201, and the runs
+    are scored against it."""
+
+    permission_classes = [IsResearcher]
+    parser_classes = [DepthLimitedJSONParser]
+
+    @extend_schema(responses={200: ExternalQrelsSerializer(many=True)})
+    def get(self, request: Request, project_pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        return Response(ExternalQrelsSerializer(project.external_qrels.all(), many=True).data)
+
+    @extend_schema(request=ExternalQrelsInSerializer, responses={201: ExternalQrelsSerializer})
+    def post(self, request: Request, project_pk: int) -> Response:
+        from .jobs import request_evaluation
+
+        project = owned_project(request.user, project_pk)
+        body = ExternalQrelsInSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            external = import_external_qrels(
+                project, body.validated_data["name"], body.validated_data["qrels"]
+            )
+        except ImportProblem as problem:
+            return Response({problem.field: [problem.message]}, status=status.HTTP_400_BAD_REQUEST)
+        if project.runs.exists():
+            request_evaluation(project, external_qrels=external)
+        return Response(ExternalQrelsSerializer(external).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,290 @@
+"""Researcher pages of the evaluation side: system runs (list, add, inspect, download), evaluations
+(request, watch), the leaderboard with its checks and downloads, a run's per-topic drill-down, and
+external qrels compared with the crowd.
+
+Security behavior, for every view here: the project's owner only (``owned_project``: anyone else
+gets 404 with no hint that the project exists); state changes only on POST; every value from
+imports is escaped by the templates.
+"""
+
+from __future__ import annotations
+
+import io
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count
+from django.http import HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation.importing import ImportProblem
+from annotation.permissions import AuthenticatedHttpRequest, owned_project
+from evaluation.collection import ImportFailed, describe_import, import_from_body
+from evaluation.metrics.trec_io import write_run
+from evaluation.models import Evaluation, Run, RunScore
+
+from .board import (
+    CORRECTIONS,
+    TESTS,
+    BoardError,
+    BoardOptions,
+    available_measures,
+    leaderboard,
+    leaderboard_csv,
+    leaderboard_json,
+    per_topic_table,
+    trec_eval_text,
+)
+from .compute import stored_run
+from .external import crowd_against_external, import_external_qrels
+from .jobs import request_evaluation
+
+DOWNLOADS = {
+    "csv": "text/csv; charset=utf-8",
+    "json": "application/json",
+    "txt": "text/plain; charset=utf-8",
+}
+
+
+def attachment(body: str, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def runs(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
+    """The project's runs, and a form to add more (uploaded TREC run files); a preview counts the new
+    items the pool would get before anything is stored."""
+    project = owned_project(request.user, project_id)
+    errors: list[str] = []
+    if request.method == "POST":
+        body = {
+            "runs": [f.read().decode("utf-8", errors="replace") for f in request.FILES.getlist("files")],
+            "pool_depth": request.POST.get("pool_depth") or 10,
+            "run_group": request.POST.get("run_group", ""),
+            "dry_run": "preview" in request.POST,
+        }
+        if request.POST.get("pool_budget"):
+            body["pool_budget"] = request.POST["pool_budget"]
+        try:
+            summary = import_from_body(project, body)
+        except ImportFailed as failure:
+            errors = failure.as_lines()
+        else:
+            messages.success(request, f"Runs: {describe_import(summary)}.")
+            return redirect("runs-page", project_id=project.pk)
+    rows = project.runs.annotate(entries_count=Count("entries")).order_by("tag")
+    return render(request, "evaluation/runs.html", {"project": project, "runs": rows, "errors": errors})
+
+
+@login_required
+@require_GET
+def run_detail(request: AuthenticatedHttpRequest, project_id: int, run_id: int) -> HttpResponse:
+    project = owned_project(request.user, project_id)
+    run = get_object_or_404(Run, pk=run_id, project=project)
+    topics = run.entries.values("topic_id").annotate(n=Count("id")).order_by("topic_id")
+    scores = (
+        RunScore.objects.filter(run=run, evaluation__status=Evaluation.Status.DONE)
+        .select_related("evaluation__snapshot", "evaluation__external_qrels")
+        .order_by("-evaluation__created_at")[:10]
+    )
+    return render(
+        request,
+        "evaluation/run_detail.html",
+        {"project": project, "run": run, "topics": topics, "scores": scores},
+    )
+
+
+@login_required
+@require_GET
+def run_download(request: AuthenticatedHttpRequest, project_id: int, run_id: int) -> HttpResponse:
+    """The run as a TREC run file, in trec_eval's order."""
+    project = owned_project(request.user, project_id)
+    run = get_object_or_404(Run, pk=run_id, project=project)
+    out = io.StringIO()
+    write_run(stored_run(run), out, run.tag)
+    return attachment(out.getvalue(), "text/plain; charset=utf-8", f"project{project.pk}-{run.pk}.run")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def evaluations(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
+    """Evaluation jobs with their progress; a form to score every run against a chosen ground truth."""
+    project = owned_project(request.user, project_id)
+    if request.method == "POST":
+        try:
+            evaluation = requested(project, request.POST)
+        except BoardError as error:
+            return HttpResponseBadRequest(f"{error.field}: {error.message}", content_type="text/plain")
+        messages.success(request, f"Evaluation {evaluation.pk} ({evaluation.status}): {evaluation.signature}")
+        return redirect("evaluations-page", project_id=project.pk)
+    jobs = project.evaluations.select_related("snapshot", "external_qrels").defer("variant_qrels")[:20]
+    return render(
+        request,
+        "evaluation/evaluations.html",
+        {
+            "project": project,
+            "jobs": jobs,
+            "snapshots": project.snapshots.order_by("-version").only("version", "method")[:20],
+            "external": project.external_qrels.all(),
+            "active": any(
+                job.status in {Evaluation.Status.QUEUED, Evaluation.Status.RUNNING} for job in jobs
+            ),
+        },
+    )
+
+
+def requested(project, data) -> Evaluation:
+    """The evaluation a form or API body asks for: ``ground_truth`` ``snapshot:V`` or ``external:ID``
+    (default: the newest snapshot), ``relevance_level`` ≥ 1, ``judged_only``."""
+    choice = str(data.get("ground_truth") or "")
+    snapshot = external = None
+    kind, _, key = choice.partition(":")
+    if not choice:
+        snapshot = project.snapshots.order_by("-version").first()
+        if snapshot is None:
+            raise BoardError(
+                "ground_truth", "no snapshot yet: judge some items or import external qrels first"
+            )
+    elif kind == "snapshot" and key.isdigit():
+        snapshot = project.snapshots.filter(version=int(key)).first()
+    elif kind == "external" and key.isdigit():
+        external = project.external_qrels.filter(pk=int(key)).first()
+    if snapshot is None and external is None:
+        raise BoardError("ground_truth", f"no ground truth {choice!r}: give snapshot:VERSION or external:ID")
+    try:
+        level = int(data.get("relevance_level") or 1)
+    except (TypeError, ValueError):
+        raise BoardError("relevance_level", "must be a whole number, at least 1") from None
+    if not 1 <= level <= 100:
+        raise BoardError("relevance_level", "must be a whole number from 1 to 100")
+    judged_only = str(data.get("judged_only", "")).lower() in {"1", "true", "on", "yes"}
+    return request_evaluation(
+        project, snapshot=snapshot, external_qrels=external, relevance_level=level, judged_only=judged_only
+    )
+
+
+def chosen_evaluation(project, evaluation_id: int | None) -> Evaluation | None:
+    """The evaluation asked for, or the newest finished one against the newest snapshot (else any)."""
+    done = project.evaluations.filter(status=Evaluation.Status.DONE).select_related(
+        "snapshot", "external_qrels"
+    )
+    if evaluation_id is not None:
+        return get_object_or_404(project.evaluations, pk=evaluation_id)
+    return done.filter(snapshot__isnull=False).order_by("-snapshot__version", "-pk").first() or done.first()
+
+
+@login_required
+@require_GET
+def leaderboard_page(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
+    """Runs × measures with confidence intervals, all-pairs significance, the checks and plots."""
+    project = owned_project(request.user, project_id)
+    evaluation_id = request.GET.get("evaluation")
+    if evaluation_id is not None and not evaluation_id.isdigit():
+        return HttpResponseBadRequest("evaluation: must be an evaluation's number", content_type="text/plain")
+    evaluation = chosen_evaluation(project, int(evaluation_id) if evaluation_id else None)
+    context: dict = {"project": project, "evaluation": evaluation, "board": None}
+    if evaluation is not None and evaluation.status == Evaluation.Status.DONE:
+        try:
+            options = BoardOptions.from_query(request.GET, available_measures(evaluation))
+        except BoardError as error:
+            return HttpResponseBadRequest(f"{error.field}: {error.message}", content_type="text/plain")
+        data = leaderboard(evaluation, options)
+        context |= {
+            "board": data,
+            "options": options,
+            "significant_pairs": [p for p in data["pairs"] if p["significant"]],
+            "query": request.GET.urlencode(),
+            "finished": project.evaluations.filter(status=Evaluation.Status.DONE).select_related(
+                "snapshot", "external_qrels"
+            )[:20],
+            "comparisons": comparisons(evaluation),
+            "tests": TESTS,
+            "corrections": CORRECTIONS,
+        }
+    return render(request, "evaluation/leaderboard.html", context)
+
+
+def comparisons(evaluation: Evaluation) -> list[dict]:
+    """Crowd against each external qrels (for an evaluation against a snapshot)."""
+    if evaluation.snapshot is None:
+        return []
+    return [
+        crowd_against_external(evaluation.snapshot, external, evaluation.relevance_level)
+        for external in evaluation.project.external_qrels.all()
+    ]
+
+
+@login_required
+@require_GET
+def leaderboard_download(
+    request: AuthenticatedHttpRequest, project_id: int, evaluation_id: int, fmt: str
+) -> HttpResponse:
+    """The leaderboard as CSV or JSON (with the query's measures and test), or every run's measures
+    in trec_eval's text layout (``txt``; ``?q=1`` adds each topic, as ``trec_eval -q``)."""
+    project = owned_project(request.user, project_id)
+    evaluation = get_object_or_404(project.evaluations, pk=evaluation_id, status=Evaluation.Status.DONE)
+    name = f"project{project.pk}-evaluation{evaluation.pk}"
+    if fmt == "txt":
+        return attachment(
+            trec_eval_text(evaluation, per_query=request.GET.get("q") == "1"), DOWNLOADS[fmt], f"{name}.txt"
+        )
+    try:
+        options = BoardOptions.from_query(request.GET, available_measures(evaluation))
+    except BoardError as error:
+        return HttpResponseBadRequest(f"{error.field}: {error.message}", content_type="text/plain")
+    data = leaderboard(evaluation, options)
+    body = leaderboard_csv(data) if fmt == "csv" else leaderboard_json(data)
+    return attachment(body, DOWNLOADS[fmt], f"{name}.{fmt}")
+
+
+@login_required
+@require_GET
+def run_topics(
+    request: AuthenticatedHttpRequest, project_id: int, evaluation_id: int, run_id: int
+) -> HttpResponse:
+    """One run's per-topic values in one evaluation (the leaderboard's drill-down)."""
+    project = owned_project(request.user, project_id)
+    evaluation = get_object_or_404(project.evaluations, pk=evaluation_id, status=Evaluation.Status.DONE)
+    score = get_object_or_404(RunScore.objects.select_related("run"), evaluation=evaluation, run_id=run_id)
+    try:
+        options = BoardOptions.from_query(request.GET, set(score.overall))
+    except BoardError as error:
+        return HttpResponseBadRequest(f"{error.field}: {error.message}", content_type="text/plain")
+    rows = per_topic_table(evaluation, score, options.measures)
+    return render(
+        request,
+        "evaluation/run_topics.html",
+        {
+            "project": project,
+            "evaluation": evaluation,
+            "score": score,
+            "measures": options.measures,
+            "rows": rows,
+        },
+    )
+
+
+@login_required
+@require_POST
+def external_qrels(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
+    """Import qrels from a file as a reference; the runs are scored against them too."""
+    project = owned_project(request.user, project_id)
+    upload = request.FILES.get("file")
+    text = upload.read().decode("utf-8", errors="replace") if upload else request.POST.get("qrels", "")
+    try:
+        external = import_external_qrels(project, request.POST.get("name", ""), text)
+    except ImportProblem as problem:
+        messages.error(request, f"{problem.field}: {problem.message}")
+        return redirect("evaluations-page", project_id=project.pk)
+    if project.runs.exists():
+        request_evaluation(project, external_qrels=external)
+    messages.success(
+        request,
+        f"External qrels {external.name}: {external.judged_count} judgements, "
+        f"{external.relevant_count} relevant.",
+    )
+    return redirect("evaluations-page", project_id=project.pk)
