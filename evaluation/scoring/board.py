@@ -14,8 +14,10 @@ from django.db.models import F
 
 from annotation.inputs import spreadsheet_safe
 from evaluation.metrics.leaderboard import NO_CORRECTION, all_pairs, board
-from evaluation.metrics.trec_measures import COUNTS, PER_TOPIC_ONLY
+from evaluation.metrics.trec_measures import PER_TOPIC_ONLY, parse_measures
 from evaluation.models import Evaluation, RunScore
+
+from .compute import MEASURES
 
 DEFAULT_MEASURES = ("map", "P_10", "ndcg_cut_10", "bpref", "recip_rank")
 TESTS = ("t", "wilcoxon", "bootstrap", "randomisation")
@@ -161,18 +163,26 @@ def leaderboard_json(data: dict) -> str:
 
 
 def trec_eval_text(evaluation: Evaluation, per_query: bool = False) -> str:
-    """Every run's measures in trec_eval's output layout, one block per run (``-q`` adds topics)."""
-    from cranfield.cli.trec_eval import format_line
+    """Every run's measures in trec_eval's output layout (``cranfield trec-eval -c -m all_trec``),
+    one block per run; ``per_query`` adds each topic's lines first, as ``-q``."""
+    from argparse import Namespace
 
+    from cranfield.cli.trec_eval import print_layout
+
+    order = {name: index for index, name in enumerate(measure_order())}
     out = io.StringIO()
     for score in evaluation.scores.select_related("run").order_by("run__tag"):
-        if per_query:
-            topics = sorted({t for values in score.per_topic.values() for t in values})
-            for topic in topics:
-                for name, values in score.per_topic.items():
-                    if topic in values:
-                        out.write(format_line(name, topic, values[topic], COUNTS))
-        out.write(f"{'runid':<22}\tall\t{score.run.tag}\n")
-        for name, value in score.overall.items():
-            out.write(format_line(name, "all", value, COUNTS))
+        # The database keeps JSON objects' keys in its own order: put them back in trec_eval's.
+        names = sorted(score.per_topic, key=lambda name: order.get(name, len(order)))
+        topics = sorted({t for values in score.per_topic.values() for t in values})
+        per_topic = {t: {n: score.per_topic[n][t] for n in names if t in score.per_topic[n]} for t in topics}
+        summary = {n: score.overall[n] for n in sorted(score.overall, key=lambda n: order.get(n, len(order)))}
+        print_layout(
+            out, Namespace(per_query=per_query, measures=[MEASURES]), per_topic, summary, score.run.tag
+        )
     return out.getvalue()
+
+
+def measure_order() -> list[str]:
+    """Every measure's name in trec_eval's print order, num_q first."""
+    return ["num_q", *(name for measure in parse_measures([MEASURES]) for name in measure.names())]

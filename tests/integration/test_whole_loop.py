@@ -7,7 +7,10 @@ the ground truth, and download the qrels: majority labels and statsmodels' kappa
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -52,7 +55,7 @@ def post_form(session: requests.Session, base: str, path: str, **data) -> reques
 
 
 def test_import_judge_aggregate_and_export_through_the_real_services(
-    celery_worker_process, live_server, researcher, annotators, settings
+    celery_worker_process, live_server, researcher, annotators, settings, tmp_path
 ):
     settings.GROUND_TRUTH_DEBOUNCE_SECONDS = 1
     worker = celery_worker_process
@@ -115,3 +118,32 @@ def test_import_judge_aggregate_and_export_through_the_real_services(
     ]
     assert qrels.text.splitlines() == expected
     assert Project.objects.get(pk=project_id).tasks.filter(completed=False).count() == 0
+
+    # The worker scores both runs against the new snapshot; the leaderboard equals what
+    # `cranfield trec-eval -c -m all_trec` prints for the exported qrels and the downloaded runs.
+    deadline = time.monotonic() + 90
+    while True:
+        evaluations = api.get(f"{base}/api/projects/{project_id}/evaluations/").json()
+        done = [e for e in evaluations if e["snapshot_version"] == latest.version and e["status"] == "done"]
+        if done:
+            break
+        assert worker.alive(), f"the worker died:\n{worker.log_text()}"
+        assert time.monotonic() < deadline, f"no evaluation; {evaluations}; worker log:\n{worker.log_text()}"
+        time.sleep(0.5)
+    layout = api.get(done[0]["leaderboard"], params={"as": "trec"}).text
+    blocks = {
+        block.split("\t", 2)[2].split("\n", 1)[0]: "runid" + block for block in layout.split("runid")[1:]
+    }
+    qrels_file = tmp_path / "crowd.qrels"
+    qrels_file.write_text(qrels.text)
+    for run in api.get(f"{base}/api/projects/{project_id}/runs/").json():
+        run_file = tmp_path / f"{run['tag']}.run"
+        run_file.write_text(api.get(run["download"]).text)
+        printed = subprocess.run(
+            [str(Path(sys.executable).parent / "cranfield"), "trec-eval", "-c", "-m", "all_trec",
+             str(qrels_file), str(run_file)],
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        assert blocks[run["tag"]] == printed
+    board = api.get(done[0]["leaderboard"], params={"measures": "map,P_5"}).json()
+    assert {row["run"] for row in board["rows"]} == {"runA", "runB"} and len(board["pairs"]) == 1
