@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from django.db import transaction
@@ -64,6 +64,8 @@ class ImportSummary:
     qualification_created: int = 0
     attention_checks_created: int = 0
     dry_run: bool = False  # nothing was stored: the counts say what the import would create
+    # For a dry run with runs: each topic's pooled documents in the order they would be judged.
+    judging_order: dict = field(default_factory=dict)
 
 
 def _check_new_ids(kind: str, items: Sequence[TopicIn] | Sequence[DocumentIn], existing: set[str]) -> None:

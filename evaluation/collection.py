@@ -51,6 +51,7 @@ def import_collection(
     runs: Sequence[str] = (),
     pool_depth: int = 10,
     pool_budget: int | None = None,
+    pool_method: str = "depth",
     run_group: str = "",
     dry_run: bool = False,
     **what_to_judge: Any,
@@ -58,18 +59,22 @@ def import_collection(
     """Create topics, documents, runs, the items to judge and the quality-control items.
 
     ``runs`` are TREC run files' texts; the pool of their top ``pool_depth`` documents per topic
-    (0: the runs are stored, not pooled), cut to ``pool_budget`` per topic in depth order if given,
-    becomes items (existing items keep their judgements and move up if ranked higher, so runs added
-    later add only new pairs). The other keyword arguments are ``annotation.importing.import_items``'s.
-    With ``dry_run`` everything is checked and counted, then undone. Raises ImportProblem.
+    (0: the runs are stored, not pooled), ordered by ``pool_method`` (``runs.pool_runs``: depth or
+    rbp) and cut to ``pool_budget`` per topic if given, becomes items (existing items keep their
+    judgements and move up if ranked higher, so runs added later add only new pairs). The other
+    keyword arguments are ``annotation.importing.import_items``'s.
+    With ``dry_run`` everything is checked and counted, then undone; the summary then lists each
+    topic's pooled documents in judging order. Raises ImportProblem.
     """
     stored: list = []
+    pooled: dict[str, dict[str, int]] = {}
 
     def pool(catalogue: Catalogue) -> dict[str, dict[str, int]]:
         parsed = parse_runs(project, runs, catalogue)
         store_runs(project, parsed, pool_depth, group=run_group)
         stored.extend(parsed)
-        return pool_runs(parsed, pool_depth, pool_budget) if pool_depth else {}
+        pooled.update(pool_runs(parsed, pool_depth, pool_budget, pool_method) if pool_depth else {})
+        return pooled
 
     summary = None
     try:
@@ -82,7 +87,8 @@ def import_collection(
     assert summary is not None
     if stored and not dry_run:
         request_evaluations_of_latest(project)  # the new runs join the leaderboard
-    return replace(summary, runs_created=len(stored), dry_run=dry_run)
+    order = {topic: sorted(docs, key=docs.__getitem__) for topic, docs in pooled.items()} if dry_run else {}
+    return replace(summary, runs_created=len(stored), dry_run=dry_run, judging_order=order)
 
 
 def import_from_body(project: Project, body: Any) -> ImportSummary:

@@ -12,7 +12,7 @@ from annotation.models import Project
 from evaluation.metrics.trec_io import Run as RankedLists
 from evaluation.metrics.trec_io import TrecFormatError, read_run, trec_order
 from evaluation.models import Run, RunEntry
-from evaluation.pooling import depth_k_pool, depth_order
+from evaluation.pooling import depth_k_pool, depth_order, rbp_order
 
 # Run.tag's column width.
 TAG_LENGTH = 200
@@ -81,18 +81,29 @@ def store_runs(
         )
 
 
+POOL_METHODS = ("depth", "rbp")
+
+
 def pool_runs(
-    parsed: Sequence[tuple[str, RankedLists]], pool_depth: int, budget: int | None = None
+    parsed: Sequence[tuple[str, RankedLists]],
+    pool_depth: int,
+    budget: int | None = None,
+    method: str = "depth",
 ) -> dict[str, dict[str, int]]:
-    """The depth-k pool of the parsed runs, ``{topic: {document: position}}``: the best rank any run
-    gave the document, or with a per-topic ``budget`` its place in depth order (``depth_order``),
-    which is then the order it is judged in."""
-    if budget is None:
+    """The pool of the parsed runs' top ``pool_depth``, ``{topic: {document: position}}``; items are
+    judged in position order. ``depth``: every document of the depth-k pool at the best rank any run
+    gave it, or with a per-topic ``budget`` the first ones in depth order (``depth_order``).
+    ``rbp``: in decreasing summed rank-biased weight (``rbp_order``), cut to ``budget`` if given,
+    which finds more relevant documents per judgement."""
+    if method not in POOL_METHODS:
+        raise ValueError(f"pool method must be one of {', '.join(POOL_METHODS)}, not {method!r}")
+    if budget is None and method == "depth":
         return depth_k_pool((run for _, run in parsed), pool_depth)
     topics = sorted({topic for _, run in parsed for topic in run})
     pool = {}
     for topic in topics:
         rankings = [trec_order(run[topic])[:pool_depth] for _, run in parsed if topic in run]
-        order = depth_order(rankings, budget)
+        limit = budget or sum(len(r) for r in rankings)
+        order = rbp_order(rankings, limit) if method == "rbp" else depth_order(rankings, limit)
         pool[topic] = {document: position for position, document in enumerate(order, start=1)}
     return pool

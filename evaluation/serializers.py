@@ -38,6 +38,12 @@ class ImportSerializer(StrictSerializer):
         help_text="At most this many documents per topic: the depth-k pool read in depth order "
         "(every run's first document, then every run's second, …) until the budget is spent.",
     )
+    pool_method = serializers.ChoiceField(
+        choices=["depth", "rbp"],
+        default="depth",
+        help_text="depth: the depth-k pool (best rank first); rbp: documents by summed rank-biased weight "
+        "over the runs (Moffat, Webber & Zobel 2007), which finds more relevant documents per judgement.",
+    )
     run_group = serializers.CharField(
         max_length=200,
         required=False,
@@ -85,3 +91,4 @@ class ImportSummarySerializer(serializers.Serializer):
     qualification_created = serializers.IntegerField()
     attention_checks_created = serializers.IntegerField()
     dry_run = serializers.BooleanField()
+    judging_order = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))

@@ -43,7 +43,7 @@ from .compute import stored_run
 from .external import import_external_qrels
 from .views import requested
 
-RUN_KEYS = {"runs", "pool_depth", "pool_budget", "run_group", "dry_run"}
+RUN_KEYS = {"runs", "pool_depth", "pool_budget", "pool_method", "run_group", "dry_run"}
 
 
 class RunSerializer(serializers.ModelSerializer):

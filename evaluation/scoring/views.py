@@ -60,10 +60,12 @@ def runs(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     items the pool would get before anything is stored."""
     project = owned_project(request.user, project_id)
     errors: list[str] = []
+    preview = None
     if request.method == "POST":
         body = {
             "runs": [f.read().decode("utf-8", errors="replace") for f in request.FILES.getlist("files")],
             "pool_depth": request.POST.get("pool_depth") or 10,
+            "pool_method": request.POST.get("pool_method") or "depth",
             "run_group": request.POST.get("run_group", ""),
             "dry_run": "preview" in request.POST,
         }
@@ -74,10 +76,20 @@ def runs(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
         except ImportFailed as failure:
             errors = failure.as_lines()
         else:
-            messages.success(request, f"Runs: {describe_import(summary)}.")
-            return redirect("runs-page", project_id=project.pk)
+            if summary.dry_run:  # shown here, with the judging order; the files must be chosen again
+                preview = {
+                    "text": describe_import(summary),
+                    "order": list(summary.judging_order.items())[:20],
+                }
+            else:
+                messages.success(request, f"Runs: {describe_import(summary)}.")
+                return redirect("runs-page", project_id=project.pk)
     rows = project.runs.annotate(entries_count=Count("entries")).order_by("tag")
-    return render(request, "evaluation/runs.html", {"project": project, "runs": rows, "errors": errors})
+    return render(
+        request,
+        "evaluation/runs.html",
+        {"project": project, "runs": rows, "errors": errors, "preview": preview},
+    )
 
 
 @login_required

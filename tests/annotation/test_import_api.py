@@ -45,6 +45,7 @@ def test_it_creates_topics_documents_runs_and_pooled_tasks(researcher, project):
         "qualification_created": 0,
         "attention_checks_created": 0,
         "dry_run": False,
+        "judging_order": {},
     }
     pooled = {(t.topic.external_id, t.document.external_id): t.pool_rank for t in Task.objects.all()}
     # Depth-2 pool: runA {401: d1, d2; 402: d4, d5}, runB {401: d3, d6; 402: d6}; best rank kept.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from evaluation.demo.build_demo import bm25_run, parse_smart
 from evaluation.metrics.trec_io import trec_order
-from evaluation.pooling import depth_order, move_to_front, relevant_found
+from evaluation.pooling import depth_order, move_to_front, rbp_order, relevant_found
 from tests.metrics.test_trec_measures_vs_pytrec_eval import cranfield_qrels
 
 BUDGETS = (5, 10, 20, 40, 80)
@@ -45,6 +45,13 @@ def test_move_to_front_stays_with_a_run_while_it_finds_relevant_documents():
     assert relevant_found(["n2", "r1", "r2"], relevant) == [0, 1, 2]
 
 
+def test_rbp_order_puts_documents_several_runs_rank_high_first():
+    rankings = [["a", "b", "c"], ["b", "a", "d"], ["b", "e"]]
+    # b: 0.8 + 1 + 1; a: 1 + 0.8; e: 0.8; c: 0.64; d: 0.64 (c before d by id).
+    assert rbp_order(rankings, 10) == ["b", "a", "e", "c", "d"]
+    assert rbp_order(rankings, 2) == ["b", "a"]
+
+
 def test_a_document_is_judged_once_and_the_budget_is_kept():
     rankings = [["a", "b", "c"], ["b", "a", "d"], ["d"]]
     order = move_to_front(rankings, 10, lambda doc: doc in {"a", "b"})
@@ -55,12 +62,13 @@ def test_a_document_is_judged_once_and_the_budget_is_kept():
 def test_on_cranfield_move_to_front_finds_at_least_as_many_relevant_documents_as_depth_k(data_set, capsys):
     qrels = cranfield_qrels(data_set)
     runs = bm25_runs(data_set("cranfield"))
-    curve = {"move-to-front": [0] * len(BUDGETS), "depth order": [0] * len(BUDGETS)}
+    curve = {name: [0] * len(BUDGETS) for name in ("move-to-front", "rbp order", "depth order")}
     for qid, judged in qrels.items():
         rankings = [trec_order(run[qid]) for run in runs.values() if qid in run]
         relevant = {doc for doc, rel in judged.items() if rel > 0}
         orders = {
             "move-to-front": move_to_front(rankings, max(BUDGETS), relevant.__contains__),
+            "rbp order": rbp_order(rankings, max(BUDGETS)),
             "depth order": depth_order(rankings, max(BUDGETS)),
         }
         for method, order in orders.items():
@@ -74,3 +82,4 @@ def test_on_cranfield_move_to_front_finds_at_least_as_many_relevant_documents_as
             print(f"  {method:<13}" + " ".join(f"{v:>6}" for v in values))
     assert all(m >= d for m, d in zip(curve["move-to-front"], curve["depth order"], strict=True))
     assert curve["move-to-front"][1] > curve["depth order"][1]  # strictly more at 10 per topic
+    assert all(r >= d for r, d in zip(curve["rbp order"], curve["depth order"], strict=True))

@@ -109,3 +109,19 @@ def test_a_pool_budget_judges_in_depth_order(researcher, annotators):
     )
     # Depth order: runA's first (d1), runB's first (d3), runA's second (d2); budget 3 stops there.
     assert order == ["d1", "d3", "d2"]
+
+
+def test_rbp_pooling_orders_the_items_and_a_dry_run_shows_that_order(researcher, annotators):
+    from annotation.models import Project
+    from evaluation.collection import import_collection
+    from tests.annotation.factories import DOCUMENTS, TOPICS
+
+    project = Project.objects.create(name="RBP", owner=researcher, assignments_per_task=1)
+    options = {"topics": TOPICS, "documents": DOCUMENTS, "runs": [RUN_A, RUN_B], "pool_depth": 3}
+    preview = import_collection(project, pool_method="rbp", dry_run=True, **options)
+    # Topic 401: d3 is ranked by both runs (0.64 + 1), d1 and d2 by runA, d6 by runB.
+    assert preview.judging_order["401"] == ["d3", "d1", "d2", "d6"]
+    assert not project.topics.exists()
+    import_collection(project, pool_method="rbp", **options)
+    order = project.tasks.filter(topic__external_id="401").order_by("pool_rank")
+    assert [t.document.external_id for t in order] == ["d3", "d1", "d2", "d6"]
