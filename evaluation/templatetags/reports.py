@@ -31,4 +31,8 @@ def item(mapping, key):
     try:
         return mapping[key]
     except (KeyError, IndexError, TypeError):
+        pass
+    try:  # JSON objects' keys are strings: a cut-off of 10 is stored as "10"
+        return mapping[str(key)]
+    except (KeyError, TypeError):
         return None

@@ -1,0 +1,57 @@
+"""In real Chromium: the runs page, the evaluations page and the leaderboard with its checks and
+plots render for a judged project with external qrels (screenshots kept in test-artifacts/)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluation.ground_truth import embedded
+from evaluation.ground_truth.build import build_snapshot
+from evaluation.scoring.external import import_external_qrels
+from evaluation.scoring.jobs import request_evaluation
+from tests.annotation.factories import make_project
+from tests.browser.conftest import log_in
+from tests.scoring.conftest import judge_everything
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+QRELS = "401 0 d1 1\n401 0 d2 1\n401 0 d3 0\n402 0 d4 1\n402 0 d9 1\n"
+
+
+@pytest.fixture
+def evaluated(researcher, annotators):
+    project = make_project(researcher, annotators, k=3, pool_depth=2)
+    judge_everything(project, annotators)
+    import_external_qrels(project, "official", QRELS)
+    snapshot = build_snapshot(project.pk)
+    evaluation = request_evaluation(project, snapshot=snapshot)
+    request_evaluation(project, external_qrels=project.external_qrels.get())
+    embedded.run_queued()
+    evaluation.refresh_from_db()
+    assert evaluation.status == "done", evaluation.error
+    return evaluation
+
+
+def test_the_leaderboard_its_checks_and_the_run_pages_render(live_server, page, artifacts, evaluated):
+    project = evaluated.project
+    log_in(page, live_server.url, "owner", "owner-password")
+    page.goto(f"{live_server.url}/projects/{project.pk}/leaderboard/?measures=map,P_5,ndcg")
+    assert page.locator("#leaderboard tbody tr").count() == 2
+    assert page.locator("#signature").inner_text() == evaluated.signature
+    for table in ("#pairs", "#unjudged", "#pool-bias", "#stability"):
+        assert page.locator(table).is_visible(), table
+    assert "holds 3 of the 4 documents" in page.content()
+    page.screenshot(path=str(artifacts / "leaderboard.png"), full_page=True)
+    page.locator("#checks-heading").scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "leaderboard-checks.png"))
+
+    page.get_by_role("link", name="runA").click()
+    assert page.locator("#per-topic tbody tr").count() == 2
+    page.screenshot(path=str(artifacts / "leaderboard-run-topics.png"), full_page=True)
+
+    page.goto(f"{live_server.url}/projects/{project.pk}/runs/")
+    assert page.locator("#runs tbody tr").count() == 2
+    page.screenshot(path=str(artifacts / "runs-page.png"), full_page=True)
+    page.goto(f"{live_server.url}/projects/{project.pk}/evaluations/")
+    assert page.locator("#evaluations tbody tr").count() == 2
+    page.screenshot(path=str(artifacts / "evaluations-page.png"), full_page=True)
