@@ -105,7 +105,22 @@ class SnapshotLabel(models.Model):
         return f"task {self.task_id}: {self.label} ({self.confidence:.2f})"
 
 
-class GroundTruthJob(models.Model):
+class JobState(models.Model):
+    """What every job shows while it runs and after: its stage, the share done, its error and times.
+    (Each job adds its own ``status`` with its own choices.)"""
+
+    stage = models.CharField(max_length=200, blank=True)
+    progress = models.FloatField(default=0.0, help_text="Share done, 0 to 1.")
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class GroundTruthJob(JobState):
     """One execution of the ground-truth computation: its state and progress, visible while it runs.
 
     A *job*, not a run: in Cranfield "run" means a system's ranked output (``Run``) and nothing else.
@@ -120,15 +135,9 @@ class GroundTruthJob(models.Model):
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="ground_truth_jobs")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    stage = models.CharField(max_length=200, blank=True)
-    progress = models.FloatField(default=0.0, help_text="Share done, 0 to 1.")
     snapshot = models.ForeignKey(
         GroundTruthSnapshot, on_delete=models.SET_NULL, null=True, blank=True, related_name="jobs"
     )
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -160,7 +169,7 @@ class ExternalQrels(models.Model):
         return self.name
 
 
-class Evaluation(models.Model):
+class Evaluation(JobState):
     """Every run of a project scored against one ground truth (a snapshot or external qrels), with
     the job's state while it runs and, once done, the trust checks.
 
@@ -186,18 +195,12 @@ class Evaluation(models.Model):
     judged_only = models.BooleanField(default=False)
     signature = models.CharField(max_length=300)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    stage = models.CharField(max_length=200, blank=True)
-    progress = models.FloatField(default=0.0, help_text="Share done, 0 to 1.")
     run_count = models.PositiveIntegerField(default=0, help_text="Runs to score, fixed when the job starts.")
     # Other ground truths the runs are also ranked under, for the stability check: ``{name: qrels}``,
     # fixed when the job starts (see evaluation.scoring.compute.variant_qrels).
     variant_qrels = models.JSONField(default=dict, blank=True)
     # Trust checks computed once every run is scored (see evaluation.scoring.checks).
     checks = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -27,19 +27,22 @@ def test_benchmark_quick_mode_reports_ratios(script):
         assert "texts: sentences of " in result.stdout
 
 
-def test_load_benchmark_quick_mode_checks_correctness_under_gunicorn():
-    """The load benchmark end to end on a small scale: its own PostgreSQL database, gunicorn, the
-    client layer, the correctness check and the profile. Ground truth runs eagerly: the Redis db
-    of the test run is flushed by other tests, so the smoke run leaves Redis alone."""
+def own_database(suffix: str, who: str) -> str:
+    """A PostgreSQL URL beside the test database's, for a benchmark to drop and create."""
     from django.conf import settings
 
     database = settings.DATABASES["default"]
     if database["ENGINE"] != "django.db.backends.postgresql":
-        missing("the load benchmark needs PostgreSQL: set DATABASE_URL=postgres://… (dev.py test does)")
-    url = (
-        f"postgres://{database['USER']}@{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}"
-        f"/{database['NAME']}_loadsmoke"
-    )
+        missing(f"{who} needs PostgreSQL: set DATABASE_URL=postgres://… (dev.py test does)")
+    host, port = database["HOST"] or "127.0.0.1", database["PORT"] or 5432
+    return f"postgres://{database['USER']}@{host}:{port}/{database['NAME']}_{suffix}"
+
+
+def test_load_benchmark_quick_mode_checks_correctness_under_gunicorn():
+    """The load benchmark end to end on a small scale: its own PostgreSQL database, gunicorn, the
+    client layer, the correctness check and the profile. Ground truth runs eagerly: the Redis db
+    of the test run is flushed by other tests, so the smoke run leaves Redis alone."""
+    url = own_database("loadsmoke", "the load benchmark")
     result = subprocess.run(
         [
             sys.executable,
@@ -76,17 +79,7 @@ def test_load_benchmark_quick_mode_checks_correctness_under_gunicorn():
 def test_leaderboard_benchmark_quick_mode_runs_a_real_worker(redis_url):
     """The campaign benchmark on a small scale: its own database, a real Celery worker on the test
     Redis, the evaluation job end to end, and the metric computation checked against pytrec_eval."""
-    from django.conf import settings
-
-    database = settings.DATABASES["default"]
-    if database["ENGINE"] != "django.db.backends.postgresql":
-        missing(
-            "the leaderboard benchmark needs PostgreSQL: set DATABASE_URL=postgres://… (dev.py test does)"
-        )
-    url = (
-        f"postgres://{database['USER']}@{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}"
-        f"/{database['NAME']}_boardsmoke"
-    )
+    url = own_database("boardsmoke", "the leaderboard benchmark")
     result = subprocess.run(
         [
             sys.executable,
