@@ -4,7 +4,9 @@ store, and pool (``pooling``) into the items annotators judge."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+from django.db import connection
 
 from annotation.importing import Catalogue, ImportProblem
 from annotation.inputs import InputError, identifier
@@ -68,17 +70,33 @@ def normalised_ids(run: RankedLists) -> RankedLists:
 def store_runs(
     project: Project, parsed: Sequence[tuple[str, RankedLists]], pool_depth: int, group: str = ""
 ) -> None:
-    """Store each run with its ranks in trec_eval's order."""
+    """Store each run with its ranks in trec_eval's order (PostgreSQL: by COPY, which writes a
+    1,000-topic × 1,000-deep run about ten times faster than INSERTs of model objects)."""
     for tag, run in parsed:
         row = Run.objects.create(project=project, tag=tag, pool_depth=pool_depth, group=group)
-        RunEntry.objects.bulk_create(
-            (
-                RunEntry(run=row, topic_id=topic_id, document_id=docid, rank=rank, score=scores[docid])
-                for topic_id, scores in run.items()
-                for rank, docid in enumerate(trec_order(scores), start=1)
-            ),
-            batch_size=5000,
+        lines = (
+            (row.pk, topic_id, docid, rank, scores[docid])
+            for topic_id, scores in run.items()
+            for rank, docid in enumerate(trec_order(scores), start=1)
         )
+        if connection.vendor == "postgresql":
+            copy_entries(lines)
+        else:
+            RunEntry.objects.bulk_create(
+                (RunEntry(run_id=r, topic_id=t, document_id=d, rank=k, score=v) for r, t, d, k, v in lines),
+                batch_size=5000,
+            )
+
+
+def copy_entries(lines: Iterable[tuple[int, str, str, int, float]]) -> None:
+    """Write run lines with PostgreSQL's COPY, inside the caller's transaction."""
+    columns = ("run_id", "topic_id", "document_id", "rank", "score")
+    table = RunEntry._meta.db_table
+    statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
+    # Django's cursor wraps psycopg's, whose copy() streams the rows.
+    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+        for line in lines:
+            copy.write_row(line)
 
 
 POOL_METHODS = ("depth", "rbp")

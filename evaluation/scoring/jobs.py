@@ -26,7 +26,7 @@ from evaluation.ground_truth import embedded
 from evaluation.models import Evaluation, ExternalQrels, GroundTruthSnapshot, Run
 
 from .checks import evaluation_checks
-from .compute import score_run, scoring_context, signature, variant_qrels
+from .compute import ScoringContext, score_run, scoring_context, signature, variant_qrels
 
 logger = logging.getLogger(__name__)
 Status = Evaluation.Status
@@ -170,7 +170,7 @@ def score_evaluation_run(evaluation_id: int, run_id: int) -> None:
         Evaluation.objects.filter(pk=evaluation_id).update(run_count=F("run_count") - 1)
     else:
         try:
-            score_run(evaluation, run)
+            score_run(evaluation, run, context_for(evaluation))
         except OperationalError:
             raise  # retried
         except Exception as error:
@@ -178,6 +178,18 @@ def score_evaluation_run(evaluation_id: int, run_id: int) -> None:
             raise
         record_progress(evaluation_id)
     finish_if_complete(evaluation_id)
+
+
+# The shared inputs of the evaluation this worker process scores runs of: read once per process and
+# evaluation, not once per run (a worker takes many of one job's sub-tasks in a row).
+_context: dict[int, ScoringContext] = {}
+
+
+def context_for(evaluation: Evaluation) -> ScoringContext:
+    if evaluation.pk not in _context:
+        _context.clear()
+        _context[evaluation.pk] = scoring_context(evaluation)
+    return _context[evaluation.pk]
 
 
 def record_progress(evaluation_id: int) -> None:
