@@ -11,6 +11,8 @@
 4. A first ground truth is requested; without a worker it is computed here and now, so the demo
    has a snapshot as soon as the command ends.
 
+5. (To come with issue 12's evaluation jobs: the reference qrels imported, a first evaluation.)
+
 Steps 1–3 are one transaction: an error leaves the database as it was.
 """
 
@@ -59,8 +61,8 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options):
-        # Without a worker, each job requested (the simulated submissions request one as they
-        # commit) would start on a timer thread that dies with this command; "manual" only queues
+        # Without a worker, a job requested (recording the simulated judgements requests one as it
+        # commits) would start on a timer thread that dies with this command; "manual" only queues
         # it in memory, and step 4 runs it here instead.
         with override_settings(GROUND_TRUTH_EMBEDDED_RUNNER="manual"):
             with transaction.atomic():
@@ -69,8 +71,8 @@ class Command(BaseCommand):
                 self.stdout.write("Demo project already loaded.")
                 return
             self.first_ground_truth(project)
-        # Next (issue 12): import demo_reference_qrels() as the project's external reference qrels
-        # and request a first evaluation job of the five runs, once those exist in evaluation.
+        # Step 5, to come with issue 12's evaluation work: import demo_reference_qrels() as the
+        # project's external reference qrels and request a first evaluation job of the five runs.
 
     def load(self) -> Project | None:
         """Steps 1–3; None if the demo project already exists."""
