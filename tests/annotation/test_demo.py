@@ -1,39 +1,129 @@
-"""The demo ships inside the project: it loads without ../shared, and loading twice changes nothing."""
+"""The demo ships inside the project as a whole campaign: it loads without ../shared, with a
+simulated crowd's judgements for most of the pool and a ground-truth snapshot, and loading twice
+changes nothing."""
 
 from __future__ import annotations
+
+from collections import defaultdict
 
 import pytest
 from django.core.management import call_command
 
-from annotation.models import Project, Task
-from evaluation.demo import DEMO_DIR, DEMO_PROJECT_NAME, demo_documents, demo_topics
+from annotation.assignment import claim_next_task, submit_judgement
+from annotation.models import Judgement, Project, Task
+from evaluation.demo import (
+    DEMO_ANNOTATORS,
+    DEMO_DIR,
+    DEMO_POOL_DEPTH,
+    DEMO_PROJECT_NAME,
+    demo_documents,
+    demo_reference_qrels,
+    demo_runs,
+    demo_topics,
+)
+from evaluation.demo.simulate import DEMO_CROWD
+from evaluation.models import GroundTruthSnapshot
 from tests.conftest import PROJECT_DIR
 
-pytestmark = pytest.mark.django_db
+
+def parsed_runs() -> dict[str, dict[str, list[str]]]:
+    """tag -> topic -> documents in rank order, from the shipped run files."""
+    runs: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for text in demo_runs():
+        for line in text.splitlines():
+            topic, _, document, rank, _, tag = line.split()
+            assert int(rank) == len(runs[tag][topic]) + 1
+            runs[tag][topic].append(document)
+    return runs
 
 
-def test_the_demo_loads_from_the_shipped_files_and_is_idempotent():
+def depth_pool() -> set[tuple[str, str]]:
+    return {
+        (topic, document)
+        for run in parsed_runs().values()
+        for topic, ranking in run.items()
+        for document in ranking[:DEMO_POOL_DEPTH]
+    }
+
+
+def test_every_document_a_run_or_the_reference_qrels_name_is_shipped_and_no_other():
+    shipped = {d["id"] for d in demo_documents()}
+    named = {doc for run in parsed_runs().values() for ranking in run.values() for doc in ranking}
+    named |= {doc for judged in demo_reference_qrels().values() for doc in judged}
+    assert named == shipped
+
+
+def test_the_shipped_runs_are_five_systems_over_the_demo_topics_cut_to_twenty():
+    runs = parsed_runs()
+    topics = {t["id"] for t in demo_topics()}
+    assert len(runs) == 5 and {path.stem for path in DEMO_DIR.glob("*.run")} == set(runs)
+    assert all(set(run) == topics and all(len(r) <= 20 for r in run.values()) for run in runs.values())
+    assert set(demo_reference_qrels()) == topics and len(topics) == 25
+    assert sum(path.stat().st_size for path in DEMO_DIR.iterdir() if path.is_file()) < 1_100_000
+
+
+def test_the_reference_qrels_are_cranfields_own_for_the_demo_topics(data_set):
+    official: dict[str, dict[str, int]] = defaultdict(dict)
+    for line in (data_set("cranfield") / "cranqrel").read_text().split("\n"):
+        if line.strip():
+            qid, docid, code = line.split()
+            official[qid][docid] = int(int(code) > 0)  # codes 1-4 relevant, -1 judged not relevant
+    assert demo_reference_qrels() == {topic: official[topic] for topic in demo_reference_qrels()}
+
+
+@pytest.mark.django_db
+def test_the_demo_is_a_campaign_with_a_simulated_crowd_a_snapshot_and_loads_once(capsys):
     assert DEMO_DIR == PROJECT_DIR / "evaluation" / "demo"  # shipped with the code, not read from ../shared
-    call_command("load_demo", verbosity=0)
+    call_command("load_demo")
+    printed = capsys.readouterr().out
+    call_command("load_demo")
+    assert "Demo project already loaded." in capsys.readouterr().out
+    project = Project.objects.get(name=DEMO_PROJECT_NAME)
+    assert project.topics.count() == len(demo_topics()) == 25
+    assert project.documents.count() == len(demo_documents())
+    tasks = Task.objects.filter(project=project, kind=Task.Kind.ITEM)
+    pooled = set(tasks.values_list("topic__external_id", "document__external_id"))
+    assert pooled == depth_pool() and len(pooled) == 641
+    assert tasks.filter(completed=True).count() == 545  # 85 %, all k = 3 judgements each
+    judgements = Judgement.objects.filter(project=project)
+    assert judgements.count() == 545 * 3
+    assert set(judgements.values_list("annotator__username", flat=True)) == {a.name for a in DEMO_CROWD}
+    assert "simulated" in printed and "not by people" in printed and "simulated-1" in project.instructions
+    members = set(project.annotators.values_list("username", flat=True))
+    assert members == set(DEMO_ANNOTATORS) | {a.name for a in DEMO_CROWD}
+    assert project.owner.check_password("cranfield-demo")
+    assert not any(project.annotators.get(username=a.name).has_usable_password() for a in DEMO_CROWD)
+    snapshot = GroundTruthSnapshot.objects.get(project=project)  # one, however often it is loaded
+    assert snapshot.input_judgement_count == 545 * 3 and snapshot.labels.count() == 545
+
+
+@pytest.mark.django_db
+def test_the_demo_annotators_judge_only_what_the_simulated_crowd_left(django_user_model):
     call_command("load_demo", verbosity=0)
     project = Project.objects.get(name=DEMO_PROJECT_NAME)
-    assert project.topics.count() == len(demo_topics()) == 5
-    assert project.documents.count() == len(demo_documents())
-    assert Task.objects.filter(project=project).count() == 41
-    assert sorted(project.annotators.values_list("username", flat=True)) == [
-        "annotator1",
-        "annotator2",
-        "annotator3",
-    ]
-    assert project.owner.check_password("cranfield-demo")
+    human = django_user_model.objects.get(username=DEMO_ANNOTATORS[0])
+    assert human.check_password("cranfield-demo")
+    served = 0
+    while (lease := claim_next_task(project, human)) is not None:
+        assert not lease.task.judgements.exists()
+        submit_judgement(lease.pk, human, 0)
+        served += 1
+    assert served == 641 - 545
 
 
-def test_the_demo_qrels_come_from_cranfields_own_judgements(data_set):
-    shipped = (DEMO_DIR / "reference.qrels").read_text().split()
-    original = {
-        tuple(line.split()[:2])
-        for line in (data_set("cranfield") / "cranqrel").read_text().split("\n")
-        if line.strip() and int(line.split()[2]) > 0
-    }
-    for qid, _, docid, rel in zip(*[iter(shipped)] * 4, strict=True):
-        assert ((qid, docid) in original) == (rel == "1")
+@pytest.mark.django_db
+def test_the_simulated_crowd_is_mostly_right_and_the_ground_truth_agrees_with_the_reference():
+    call_command("load_demo", verbosity=0)
+    reference = demo_reference_qrels()
+    right: dict[str, list[bool]] = defaultdict(list)
+    for name, topic, document, label in Judgement.objects.values_list(
+        "annotator__username", "task__topic__external_id", "task__document__external_id", "label"
+    ):
+        right[name].append(label == reference[topic].get(document, 0))
+    accuracy = {name: sum(hits) / len(hits) for name, hits in right.items()}
+    assert sorted(accuracy.values())[0] < 0.6  # the careless one
+    assert all(value > 0.75 for value in sorted(accuracy.values())[1:])
+    snapshot = GroundTruthSnapshot.objects.get()
+    labels = snapshot.labels.values_list("task__topic__external_id", "task__document__external_id", "label")
+    agreeing = [label == reference[topic].get(document, 0) for topic, document, label in labels]
+    assert sum(agreeing) / len(agreeing) > 0.85

@@ -1,55 +1,91 @@
-"""Create the demo accounts and the demo project (idempotent: does nothing if it exists)."""
+"""Create the demo accounts and the demo campaign (idempotent: does nothing if the project exists).
+
+1. Accounts: the researcher, the three human demo annotators (who log in with the demo password)
+   and the simulated annotators (``simulated-1`` …, who cannot log in).
+2. The project: the shipped Cranfield subset (topics, documents, five systems' runs) imported and
+   pooled to depth 10, k = 3 judgements per task.
+3. The simulated crowd (``evaluation.demo.simulate``) judges the best-ranked 85 % of the pool, all
+   k judgements of each task, stored by the assignment engine as submitted leases, judgements and
+   revisions (``annotation.assignment.record_judgements``); the rest of the pool is left for the
+   human demo annotators, whom the engine serves as usual.
+4. A first ground truth is requested; without a worker it is computed here and now, so the demo
+   has a snapshot as soon as the command ends.
+
+5. (To come with issue 12's evaluation jobs: the reference qrels imported, a first evaluation.)
+
+Steps 1–3 are one transaction: an error leaves the database as it was.
+"""
 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.test.utils import override_settings
 
-from annotation.models import Project
+from annotation.assignment import RecordedJudgement, record_judgements
+from annotation.models import Project, Task
 from annotation.permissions import RESEARCHERS_GROUP
 from evaluation.collection import import_collection
 from evaluation.demo import (
     DEMO_ANNOTATORS,
+    DEMO_ASSIGNMENTS_PER_TASK,
     DEMO_PASSWORD,
     DEMO_POOL_DEPTH,
     DEMO_PROJECT_NAME,
     DEMO_RESEARCHER,
+    DEMO_SIMULATED_SHARE,
+    DEMO_SIMULATION_SEED,
     demo_documents,
+    demo_reference_qrels,
     demo_runs,
     demo_topics,
 )
+from evaluation.demo.simulate import DEMO_CROWD, simulate_judgements
+from evaluation.ground_truth.jobs import compute_ground_truth, request_ground_truth_job
+from evaluation.models import GroundTruthSnapshot
 
 INSTRUCTIONS = """Read the **topic** (a question an aeronautical engineer asked in the 1960s), then the
-document's abstract. Mark the document *relevant* if it would help answer the question, even partly."""
+document's abstract. Mark the document *relevant* if it would help answer the question, even partly.
+
+*About this demo:* most items were already judged by **simulated annotators** (the accounts
+`simulated-1` to `simulated-5`, made by a program with known error rates from Cranfield's own
+relevance judgements, not by people). The items left are yours to judge."""
 
 
 class Command(BaseCommand):
-    help = "Load the demo project (Cranfield subset) with a researcher and three annotator accounts."
+    help = (
+        "Load the demo campaign (Cranfield subset, five systems' runs, a simulated crowd's judgements "
+        "for most of the pool) with a researcher and three annotator accounts."
+    )
 
-    @transaction.atomic
     def handle(self, *args, **options):
-        users = get_user_model()
-        researchers, _ = Group.objects.get_or_create(name=RESEARCHERS_GROUP)
+        # Without a worker, a job requested (recording the simulated judgements requests one as it
+        # commits) would start on a timer thread that dies with this command; "manual" only queues
+        # it in memory, and step 4 runs it here instead.
+        with override_settings(GROUND_TRUTH_EMBEDDED_RUNNER="manual"):
+            with transaction.atomic():
+                project = self.load()
+            if project is None:
+                self.stdout.write("Demo project already loaded.")
+                return
+            self.first_ground_truth(project)
+        # Step 5, to come with issue 12's evaluation work: import demo_reference_qrels() as the
+        # project's external reference qrels and request a first evaluation job of the five runs.
 
-        def account(username: str):
-            user, created = users.objects.get_or_create(username=username)
-            if created:
-                user.set_password(DEMO_PASSWORD)
-                user.save()
-            return user
-
-        researcher = account(DEMO_RESEARCHER)
-        researcher.groups.add(researchers)
-        annotators = [account(name) for name in DEMO_ANNOTATORS]
+    def load(self) -> Project | None:
+        """Steps 1–3; None if the demo project already exists."""
+        researcher, humans, simulated = self.accounts()
         if Project.objects.filter(name=DEMO_PROJECT_NAME, owner=researcher).exists():
-            self.stdout.write("Demo project already loaded.")
-            return
+            return None
         project = Project.objects.create(
-            name=DEMO_PROJECT_NAME, owner=researcher, instructions=INSTRUCTIONS, assignments_per_task=3
+            name=DEMO_PROJECT_NAME,
+            owner=researcher,
+            instructions=INSTRUCTIONS,
+            assignments_per_task=DEMO_ASSIGNMENTS_PER_TASK,
         )
-        project.annotators.set(annotators)
+        project.annotators.set([*humans, *simulated.values()])
         summary = import_collection(
             project,
             topics=demo_topics(),
@@ -58,9 +94,82 @@ class Command(BaseCommand):
             pool_depth=DEMO_POOL_DEPTH,
         )
         self.stdout.write(
+            f"Demo project loaded: {summary.topics_created} topics, {summary.documents_created} documents, "
+            f"{summary.runs_created} runs pooled to depth {DEMO_POOL_DEPTH}, "
+            f"{summary.tasks_created} tasks (k = {DEMO_ASSIGNMENTS_PER_TASK})."
+        )
+        self.simulate_crowd(project, simulated)
+        return project
+
+    def accounts(self):
+        users = get_user_model()
+        researchers, _ = Group.objects.get_or_create(name=RESEARCHERS_GROUP)
+
+        def account(username: str, *, human: bool = True, first_name: str = ""):
+            user, created = users.objects.get_or_create(username=username)
+            if created:
+                if human:
+                    user.set_password(DEMO_PASSWORD)
+                else:
+                    user.set_unusable_password()
+                user.first_name = first_name
+                user.save()
+            return user
+
+        researcher = account(DEMO_RESEARCHER)
+        researcher.groups.add(researchers)
+        humans = [account(name) for name in DEMO_ANNOTATORS]
+        simulated = {
+            a.name: account(a.name, human=False, first_name="Simulated annotator") for a in DEMO_CROWD
+        }
+        return researcher, humans, simulated
+
+    def simulate_crowd(self, project: Project, simulated: dict) -> None:
+        """Step 3: the simulated judgements of the best-ranked tasks, stored by the assignment engine."""
+        tasks = list(
+            Task.objects.filter(project=project, kind=Task.Kind.ITEM)
+            .order_by("pool_rank", "id")  # the order the engine serves them in
+            .select_related("topic", "document")
+        )
+        # Pooled items always have a topic (runs rank documents for a topic).
+        judged = {(t.topic.external_id if t.topic else "", t.document.external_id): t for t in tasks}
+        judged = dict(list(judged.items())[: round(DEMO_SIMULATED_SHARE * len(tasks))])
+        judgements = simulate_judgements(
+            list(judged),
+            demo_reference_qrels(),
+            per_task=project.assignments_per_task,
+            seed=DEMO_SIMULATION_SEED,
+        )
+        record_judgements(
+            project,
+            [
+                RecordedJudgement(judged[j.task], simulated[j.annotator], j.label, seconds_spent=j.seconds)
+                for j in judgements
+            ],
+        )
+        left = len(tasks) - len(judged)
+        self.stdout.write(
+            f"Simulated judgements (made by a program, not by people): {len(judgements)} by "
+            f"{', '.join(simulated)} on {len(judged)} of {len(tasks)} tasks "
+            f"({100 * len(judged) / max(len(tasks), 1):.0f} %); {left} tasks are left to judge "
+            f"as {', '.join(DEMO_ANNOTATORS)} (password {DEMO_PASSWORD})."
+        )
+
+    def first_ground_truth(self, project: Project) -> None:
+        """Step 4: request the ground-truth job; without a worker, run it before the command ends."""
+        job = request_ground_truth_job(project.pk).job  # the one the submissions queued, if any
+        if job is None:
+            raise CommandError("no ground-truth job could be requested for the demo project")
+        if not compute_ground_truth.app.conf.task_always_eager:
+            self.stdout.write(f"Ground truth: job {job.pk} queued for the worker.")
+            return
+        compute_ground_truth.apply((project.pk, job.pk), throw=True)
+        snapshot = GroundTruthSnapshot.objects.filter(project=project).order_by("-version").first()
+        if snapshot is None:
+            raise CommandError("the demo's ground-truth job wrote no snapshot")
+        self.stdout.write(
             self.style.SUCCESS(
-                f"Demo project loaded: {summary.topics_created} topics, "
-                f"{summary.documents_created} documents, {summary.runs_created} runs, "
-                f"{summary.tasks_created} tasks (k = 3)."
+                f"Ground truth: snapshot v{snapshot.version} ({snapshot.method}) "
+                f"from {snapshot.input_judgement_count} judgements, simulated ones included."
             )
         )
