@@ -95,6 +95,16 @@ def test_the_demo_is_a_campaign_with_a_simulated_crowd_a_snapshot_and_loads_once
     assert not any(project.annotators.get(username=a.name).has_usable_password() for a in DEMO_CROWD)
     snapshot = GroundTruthSnapshot.objects.get(project=project)  # one, however often it is loaded
     assert snapshot.input_judgement_count == 545 * 3 and snapshot.labels.count() == 545
+    # The official qrels are the reference, and the five runs are scored against both ground truths.
+    reference = project.external_qrels.get()
+    assert reference.judgements == demo_reference_qrels()
+    evaluations = project.evaluations.all()
+    assert {(e.snapshot_id, e.external_qrels_id) for e in evaluations} == {
+        (snapshot.pk, None),
+        (None, reference.pk),
+    }
+    assert all(e.status == "done" and e.scores.count() == 5 for e in evaluations)
+    assert "see the leaderboard" in printed
 
 
 @pytest.mark.django_db

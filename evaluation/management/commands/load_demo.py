@@ -11,12 +11,16 @@
 4. A first ground truth is requested; without a worker it is computed here and now, so the demo
    has a snapshot as soon as the command ends.
 
-5. (To come with issue 12's evaluation jobs: the reference qrels imported, a first evaluation.)
+5. Cranfield's official qrels for the demo's topics are imported as external reference qrels, and
+   the five runs are evaluated against the snapshot and against them (without a worker, here and
+   now), so the leaderboard, its checks and the crowd-against-reference comparison are there at once.
 
 Steps 1–3 are one transaction: an error leaves the database as it was.
 """
 
 from __future__ import annotations
+
+import io
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -43,8 +47,15 @@ from evaluation.demo import (
     demo_topics,
 )
 from evaluation.demo.simulate import DEMO_CROWD, simulate_judgements
+from evaluation.ground_truth import embedded
 from evaluation.ground_truth.jobs import compute_ground_truth, request_ground_truth_job
-from evaluation.models import GroundTruthSnapshot
+from evaluation.metrics.trec_io import write_qrels
+from evaluation.models import Evaluation, GroundTruthSnapshot
+from evaluation.scoring.external import import_external_qrels
+from evaluation.scoring.jobs import request_evaluation, start_evaluation
+
+# The name the demo's official Cranfield qrels go by in the project.
+REFERENCE_NAME = "cranfield-official"
 
 INSTRUCTIONS = """Read the **topic** (a question an aeronautical engineer asked in the 1960s), then the
 document's abstract. Mark the document *relevant* if it would help answer the question, even partly.
@@ -71,8 +82,7 @@ class Command(BaseCommand):
                 self.stdout.write("Demo project already loaded.")
                 return
             self.first_ground_truth(project)
-        # Step 5, to come with issue 12's evaluation work: import demo_reference_qrels() as the
-        # project's external reference qrels and request a first evaluation job of the five runs.
+            self.first_evaluations(project)
 
     def load(self) -> Project | None:
         """Steps 1–3; None if the demo project already exists."""
@@ -153,6 +163,29 @@ class Command(BaseCommand):
             f"{', '.join(simulated)} on {len(judged)} of {len(tasks)} tasks "
             f"({100 * len(judged) / max(len(tasks), 1):.0f} %); {left} tasks are left to judge "
             f"as {', '.join(DEMO_ANNOTATORS)} (password {DEMO_PASSWORD})."
+        )
+
+    def first_evaluations(self, project: Project) -> None:
+        """Step 5: the official qrels as the reference, and the runs scored against both ground truths
+        (the snapshot's evaluation was requested when the snapshot was written)."""
+        out = io.StringIO()
+        write_qrels(demo_reference_qrels(), out)
+        reference = import_external_qrels(project, REFERENCE_NAME, out.getvalue())
+        request_evaluation(project, external_qrels=reference)
+        if not compute_ground_truth.app.conf.task_always_eager:
+            self.stdout.write("Evaluations: queued for the worker.")
+            return
+        # Run them here: each is sent once its request commits, which a caller's transaction (a
+        # test's) may postpone past this command; a second start of a started job does nothing.
+        for evaluation in project.evaluations.filter(status=Evaluation.Status.QUEUED):
+            start_evaluation.apply((evaluation.pk,), throw=True)
+        embedded.run_queued()
+        done = project.evaluations.filter(status=Evaluation.Status.DONE).count()
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Reference qrels {REFERENCE_NAME!r} imported ({reference.relevant_count} relevant); "
+                f"{done} evaluations of the {project.runs.count()} runs done: see the leaderboard."
+            )
         )
 
     def first_ground_truth(self, project: Project) -> None:
