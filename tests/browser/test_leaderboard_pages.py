@@ -55,3 +55,19 @@ def test_the_leaderboard_its_checks_and_the_run_pages_render(live_server, page, 
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluations/")
     assert page.locator("#evaluations tbody tr").count() == 2
     page.screenshot(path=str(artifacts / "evaluations-page.png"), full_page=True)
+
+
+def test_the_demo_opens_on_a_full_leaderboard(live_server, page, artifacts):
+    from django.core.management import call_command
+
+    from annotation.models import Project
+    from evaluation.demo import DEMO_PASSWORD, DEMO_PROJECT_NAME, DEMO_RESEARCHER
+
+    call_command("load_demo", verbosity=0)
+    project = Project.objects.get(name=DEMO_PROJECT_NAME)
+    log_in(page, live_server.url, DEMO_RESEARCHER, DEMO_PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/leaderboard/")
+    assert page.locator("#leaderboard tbody tr").count() == 5
+    assert page.locator("#leaderboard tbody tr").last.locator("th").inner_text() == "weak-common-words"
+    assert "cranfield-official" in page.content()
+    page.screenshot(path=str(artifacts / "demo-leaderboard.png"), full_page=True)
