@@ -296,7 +296,8 @@ class _Topic:
             return 0.0
         if cutoff is None:
             return float(self.precision_at_rel.sum()) / self.num_rel
-        return float(self.precision_at_rel[self.ranks[self.relevant] <= cutoff].sum()) / self.num_rel
+        # The relevant documents at or above the cut-off are a prefix (the same values summed alike).
+        return float(self.precision_at_rel[: self.rel_in_top(cutoff)].sum()) / self.num_rel
 
 
 Values = Iterable[tuple[str, Any]]  # numbers, and relstring's one text value
@@ -395,6 +396,8 @@ def _sequential_sum(values: np.ndarray) -> float:
 def _gains(t: _Topic, pairs: tuple, *, rescale: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(gain of each retrieved document, the ideal ranking's positive gains), once per topic and gains."""
     key = ("gains", pairs, rescale)
+    if key not in t.cache and not pairs:
+        t.cache[key] = _default_gains(t, rescale)
     if key not in t.cache:
         table = gain_table(t.levels, pairs)
         if rescale:
@@ -411,6 +414,18 @@ def _gains(t: _Topic, pairs: tuple, *, rescale: bool = False) -> tuple[np.ndarra
         result = np.where(t.rels >= 0, lookup[np.clip(t.rels, 0, top)], 0.0)
         t.cache[key] = result, ideal_gains(table)
     return t.cache[key]
+
+
+def _default_gains(t: _Topic, rescale: bool) -> tuple[np.ndarray, np.ndarray]:
+    """What ``_gains`` gives without ``level=gain`` pairs, with no table to build and sort: the table
+    is then levels 0..highest with gain = level (already in gain order), so a document's gain is its
+    qrels value (0 outside the pool or unjudged) and the ideal gains are the positive levels, highest
+    first; rbp's rescaling divides by the highest level when it is above 1 (``_rescaled``, low = 0)."""
+    top = max(t.levels, default=0)
+    scale = float(top) if rescale and top > 1 else 1.0
+    positive = sorted((level for level in t.levels if level > 0), reverse=True)
+    ideal = np.repeat(np.array(positive, dtype=float), [t.levels[level] for level in positive])
+    return np.maximum(t.rels, 0) / scale, ideal / scale
 
 
 def gain_table(levels: Mapping[int, int], pairs: tuple) -> list[tuple[int, float, int]]:
@@ -482,19 +497,13 @@ def _exponential_pairs(levels: Mapping[int, int]) -> tuple[tuple[str, float], ..
 
 
 def _ndcg_curves_for(t: _Topic, pairs: tuple) -> tuple[np.ndarray, np.ndarray]:
-    if not pairs:
-        return _default_ndcg_curves(t)
+    """Running DCG of the ranking and of the ideal ranking for these gains, once per topic (nDCG at
+    every cut-off, ndcg_rel and Rndcg read the same curves)."""
     key = ("ndcg curves", pairs)
     if key not in t.cache:
         gains, ideal = _gains(t, pairs)
         t.cache[key] = np.cumsum(gains / _discounts(t.num_ret)), np.cumsum(ideal / _discounts(len(ideal)))
     return t.cache[key]
-
-
-def _default_ndcg_curves(t: _Topic) -> tuple[np.ndarray, np.ndarray]:
-    if "ndcg" not in t.cache:
-        t.cache["ndcg"] = _ndcg_curves(t.rels, t.levels)
-    return t.cache["ndcg"]
 
 
 def _ndcg_family(t: _Topic, measure: Measure) -> Values:
@@ -597,8 +606,7 @@ def _ndcg_rel(t: _Topic, measure: Measure) -> Values:
     gains, ideal = _gains(t, measure.params)
     if not len(ideal):
         return [(measure.names()[0], 0.0)]
-    dcg = np.cumsum(gains / _discounts(t.num_ret))
-    ideal_dcg = np.cumsum(ideal / _discounts(len(ideal)))
+    dcg, ideal_dcg = _ndcg_curves_for(t, measure.params)
     index = np.flatnonzero(gains > 0)
     at_relevant = dcg[index] / ideal_dcg[np.minimum(index, len(ideal) - 1)]
     final = float(dcg[-1]) if t.num_ret else 0.0
@@ -609,12 +617,11 @@ def _ndcg_rel(t: _Topic, measure: Measure) -> Values:
 def _rndcg(t: _Topic, measure: Measure) -> Values:
     """m_Rndcg.c: nDCG averaged over the ranks where the ideal gain changes (the R-levels of each gain),
     plus the end of the ranking when it runs on past the last relevant rank."""
-    gains, ideal = _gains(t, measure.params)
+    _, ideal = _gains(t, measure.params)
     if not t.num_rel or not len(ideal):
         return [(measure.names()[0], 0.0)]
     n, levels = t.num_ret, len(ideal)
-    dcg = np.cumsum(gains / _discounts(n))
-    ideal_dcg = np.cumsum(ideal / _discounts(levels))
+    dcg, ideal_dcg = _ndcg_curves_for(t, measure.params)
     boundaries = [*np.flatnonzero(ideal[1:] != ideal[:-1]) + 1, levels]
     ratios = [(float(dcg[min(b, n) - 1]) if n else 0.0) / float(ideal_dcg[b - 1]) for b in boundaries]
     if levels + 1 < n:
@@ -772,17 +779,6 @@ def _relevant_count_at(fraction: float, num_rel: int, version: str) -> int:
     if version.startswith("9"):
         return int(fraction * num_rel + 0.9)
     return math.floor(fraction * num_rel + 0.5)  # C's lround for non-negative values
-
-
-def _ndcg_curves(rels: np.ndarray, levels: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Running DCG of the ranking and of the ideal ranking, once per topic for nDCG at every cut-off."""
-    gains = np.where(rels > 0, rels, 0).astype(float)
-    positive = sorted((level for level in levels if level > 0), reverse=True)
-    ideal_gains = np.repeat(np.array(positive, dtype=float), [levels[level] for level in positive])
-    return (
-        np.cumsum(gains / _discounts(len(gains))),
-        np.cumsum(ideal_gains / _discounts(len(ideal_gains))),
-    )
 
 
 def _ndcg(curves: tuple[np.ndarray, np.ndarray], cutoff: int | None) -> float:
