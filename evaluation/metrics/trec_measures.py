@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .trec_io import Qrels, Run
+from .trec_io import Qrels, Run, RunColumns, TopicScores
 
 NOT_IN_POOL = -1
 UNJUDGED_IN_POOL = -2
@@ -244,24 +244,30 @@ def prepare_topic(judgements: Mapping[str, int]) -> TopicJudgements:
 
 def rank_topic(
     judgements: Mapping[str, int] | TopicJudgements,
-    scores: Mapping[str, float],
+    scores: Mapping[str, float] | TopicScores,
     *,
     judged_only: bool = False,
     max_docs: int | None = None,
 ) -> RankedTopic:
-    """Order a topic's retrieved documents as trec_eval does and attach their qrels values."""
+    """Order a topic's retrieved documents as trec_eval does and attach their qrels values.
+    ``scores``: {docno: score}, or the same as columns (``trec_io.read_run_columns``)."""
     prepared = judgements if isinstance(judgements, TopicJudgements) else prepare_topic(judgements)
     lookup = prepared.values.get
-    count = len(scores)
-    rels = np.fromiter(map(lookup, scores, repeat(NOT_IN_POOL)), dtype=np.int64, count=count)
+    docnos = scores.docnos if isinstance(scores, TopicScores) else scores
+    count = len(docnos)
+    rels = np.fromiter(map(lookup, docnos, repeat(NOT_IN_POOL)), dtype=np.int64, count=count)
     if count:
-        values = np.fromiter(scores.values(), dtype=np.float64, count=count)
+        values = (
+            scores.scores
+            if isinstance(scores, TopicScores)
+            else np.fromiter(scores.values(), dtype=np.float64, count=count)
+        )
         order = np.argsort(-values, kind="stable")
         ordered_values = values[order]
         if (ordered_values[1:] == ordered_values[:-1]).any():
             # Tied scores: trec_eval breaks them by docno, descending. lexsort's last key is primary;
             # ascending then reversed gives score desc, docno desc.
-            order = np.lexsort((np.array(list(scores)), values))[::-1]
+            order = np.lexsort((np.array(list(docnos)), values))[::-1]
         rels = rels[order]
     if max_docs is not None:
         rels = rels[:max_docs]
@@ -806,7 +812,7 @@ def _discounts(length: int) -> np.ndarray:
 
 def evaluate(
     qrels: Qrels,
-    run: Run,
+    run: Run | RunColumns,
     measures: Iterable[str] | Sequence[Measure] | None = None,
     *,
     relevance_level: int = 1,
