@@ -289,13 +289,14 @@ class _Topic:
         self.num_nonrel = sum(count for level, count in topic.levels.items() if level < relevance_level)
         self.relevant = relevant = rels >= relevance_level
         self.cum_rel = np.cumsum(relevant)
-        self.num_rel_ret = int(self.cum_rel[-1]) if self.num_ret else 0
+        self.rel_counts = self.cum_rel.tolist()  # read a few dozen times per topic: list indexing is cheaper
+        self.num_rel_ret = self.rel_counts[-1] if self.num_ret else 0
         self.ranks = ranks = np.arange(1, self.num_ret + 1)
         self.precision_at_rel = self.cum_rel[relevant] / ranks[relevant]
         self.cache: dict = {}  # per-topic intermediates shared by families (nDCG curves, gain tables)
 
     def rel_in_top(self, k: int) -> int:
-        return int(self.cum_rel[min(k, self.num_ret) - 1]) if self.num_ret and k > 0 else 0
+        return self.rel_counts[min(k, self.num_ret) - 1] if self.num_ret and k > 0 else 0
 
     def average_precision(self, cutoff: int | None = None) -> float:
         if not self.num_rel:
@@ -759,7 +760,7 @@ def _inferred_ap(rels: np.ndarray, relevance_level: int, num_rel: int) -> float:
         + (index / (index + 1)) * ((above + nonrel + unjudged) / later)
         * ((above + INFAP_EPSILON) / (above + nonrel + 2 * INFAP_EPSILON)),
     )  # fmt: skip
-    return sum(terms.tolist()) / num_rel
+    return _sequential_sum(terms) / num_rel
 
 
 def interpolated_precision(
@@ -771,13 +772,14 @@ def interpolated_precision(
     ``int(p·R + 0.9)`` in 9.x — and the value is the best precision at or after the c-th relevant
     document (0 if fewer than c were retrieved).
     """
+    if not num_rel or not len(precision_at_rel):
+        return [0.0] * len(points)
+    # The best precision at or after each relevant document, for every point at once.
+    best = np.maximum.accumulate(precision_at_rel[::-1])[::-1].tolist()
     values = []
     for point in points:
         wanted = _relevant_count_at(point, num_rel, version)
-        if not num_rel or not len(precision_at_rel) or wanted > len(precision_at_rel):
-            values.append(0.0)
-        else:
-            values.append(float(precision_at_rel[max(wanted, 1) - 1 :].max()))
+        values.append(0.0 if wanted > len(best) else best[max(wanted, 1) - 1])
     return values
 
 
