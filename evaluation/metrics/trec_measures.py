@@ -124,9 +124,10 @@ class Measure:
     params: tuple = ()
     label: str | None = None
 
-    def names(self) -> list[str]:
-        """The names trec_eval prints, e.g. ``P_5``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``."""
-        return list(_names(self.family, self.params, self.label))
+    def names(self) -> tuple[str, ...]:
+        """The names trec_eval prints, e.g. ``P_5``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``
+        (the cached tuple: asked for every topic)."""
+        return _names(self.family, self.params, self.label)
 
 
 @lru_cache(maxsize=256)  # asked for every topic of every run
@@ -311,7 +312,7 @@ Values = Iterable[tuple[str, Any]]  # numbers, and relstring's one text value
 
 
 def _per_cutoff(measure: Measure, value_at) -> Values:
-    return ((name, value_at(k)) for name, k in zip(measure.names(), measure.params, strict=True))
+    return [(name, value_at(k)) for name, k in zip(measure.names(), measure.params, strict=True)]
 
 
 def _counts(t: _Topic, measure: Measure) -> Values:
