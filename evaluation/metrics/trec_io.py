@@ -105,13 +105,17 @@ def _collection_paused() -> Iterator[None]:
 
 
 # Where NumPy's C reader (loadtxt) and the Python passes could read a file differently: these end a
-# line for str.splitlines but are spaces to loadtxt, and "#" starts a comment for us only. A file
-# holding any of them (or anything not ASCII) is read by the Python passes.
-_PYTHON_ONLY = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"#")
-# The columns loadtxt keeps: ids as Python strings; the qrels' four columns and no more (a fifth is
-# an error), the run's first six at least (a missing tag is an error, fields after it are ignored).
-_QRELS_TABLE = [("qid", "O"), ("iter", "S1"), ("docno", "O"), ("rel", "i8")]
-_RUN_TABLE = [("qid", "O"), ("docno", "O"), ("score", "f8"), ("tag", "S1")]
+# line for str.splitlines but are spaces to loadtxt, "#" starts a comment for us only, and NUL is
+# where a fixed-width id would end. A file holding any of them (or anything not ASCII) is read by
+# the Python passes.
+_PYTHON_ONLY = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"#", b"\x00")
+# The columns loadtxt keeps: the qrels' four columns and no more (a fifth is an error), the run's
+# first six at least (a missing tag is an error, fields after it are ignored). Docnos as Python
+# strings; topic ids, a few thousand distinct among millions of rows, as fixed-width bytes (cheaper
+# to make and to compare), read again as strings if one fills the width and may have been cut.
+_QID_WIDTH = 32
+_QRELS_TABLE = [("qid", f"S{_QID_WIDTH}"), ("iter", "S1"), ("docno", "O"), ("rel", "i8")]
+_RUN_TABLE = [("qid", f"S{_QID_WIDTH}"), ("docno", "O"), ("score", "f8"), ("tag", "S1")]
 _RUN_COLUMNS = (0, 2, 4, 5)
 
 
@@ -129,13 +133,24 @@ def _c_table(
     data = Path(source).read_bytes()
     if not data.isascii() or any(mark in data for mark in _PYTHON_ONLY):
         return None
+    table = _loadtxt(source, dtype, usecols)
+    if table is not None and _filled(table, "qid"):
+        table = _loadtxt(source, [("qid", "O"), *dtype[1:]], usecols)  # a topic id as long as the width
+    return None if table is None else (table, _first_fields(data))
+
+
+def _filled(table: np.ndarray, field: str) -> bool:
+    """Whether a fixed-width bytes column holds a value as long as its width (so perhaps cut short)."""
+    return bool((np.strings.str_len(table[field]) >= table.dtype[field].itemsize).any())
+
+
+def _loadtxt(source: str | PathLike, dtype: list, usecols: tuple | None) -> np.ndarray | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # "input contained no data" and the like
-            table = np.loadtxt(source, dtype=dtype, usecols=usecols, comments=None, ndmin=1, encoding="ascii")
+            return np.loadtxt(source, dtype=dtype, usecols=usecols, comments=None, ndmin=1, encoding="ascii")
     except (ValueError, Warning):
         return None
-    return table, _first_fields(data)
 
 
 def _first_fields(data: bytes) -> list[str]:
@@ -153,7 +168,8 @@ def _blocks(qids: np.ndarray) -> Iterator[tuple[str, slice]]:
     """(qid, its rows) for each stretch of consecutive rows of one topic."""
     edges = [0, *(np.flatnonzero(qids[1:] != qids[:-1]) + 1).tolist(), len(qids)] if len(qids) else [0]
     for start, end in pairwise(edges):
-        yield qids[start], slice(start, end)
+        qid = qids[start]
+        yield qid.decode("ascii") if isinstance(qid, bytes) else qid, slice(start, end)
 
 
 def _qrels_from_table(table: np.ndarray) -> Qrels | None:
