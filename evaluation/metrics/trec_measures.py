@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .trec_io import Qrels, Run
+from .trec_io import Qrels, Run, RunColumns, TopicScores
 
 NOT_IN_POOL = -1
 UNJUDGED_IN_POOL = -2
@@ -124,9 +124,10 @@ class Measure:
     params: tuple = ()
     label: str | None = None
 
-    def names(self) -> list[str]:
-        """The names trec_eval prints, e.g. ``P_5``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``."""
-        return list(_names(self.family, self.params, self.label))
+    def names(self) -> tuple[str, ...]:
+        """The names trec_eval prints, e.g. ``P_5``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``
+        (the cached tuple: asked for every topic)."""
+        return _names(self.family, self.params, self.label)
 
 
 @lru_cache(maxsize=256)  # asked for every topic of every run
@@ -244,24 +245,30 @@ def prepare_topic(judgements: Mapping[str, int]) -> TopicJudgements:
 
 def rank_topic(
     judgements: Mapping[str, int] | TopicJudgements,
-    scores: Mapping[str, float],
+    scores: Mapping[str, float] | TopicScores,
     *,
     judged_only: bool = False,
     max_docs: int | None = None,
 ) -> RankedTopic:
-    """Order a topic's retrieved documents as trec_eval does and attach their qrels values."""
+    """Order a topic's retrieved documents as trec_eval does and attach their qrels values.
+    ``scores``: {docno: score}, or the same as columns (``trec_io.read_run_columns``)."""
     prepared = judgements if isinstance(judgements, TopicJudgements) else prepare_topic(judgements)
     lookup = prepared.values.get
-    count = len(scores)
-    rels = np.fromiter(map(lookup, scores, repeat(NOT_IN_POOL)), dtype=np.int64, count=count)
+    docnos = scores.docnos if isinstance(scores, TopicScores) else scores
+    count = len(docnos)
+    rels = np.fromiter(map(lookup, docnos, repeat(NOT_IN_POOL)), dtype=np.int64, count=count)
     if count:
-        values = np.fromiter(scores.values(), dtype=np.float64, count=count)
+        values = (
+            scores.scores
+            if isinstance(scores, TopicScores)
+            else np.fromiter(scores.values(), dtype=np.float64, count=count)
+        )
         order = np.argsort(-values, kind="stable")
         ordered_values = values[order]
         if (ordered_values[1:] == ordered_values[:-1]).any():
             # Tied scores: trec_eval breaks them by docno, descending. lexsort's last key is primary;
             # ascending then reversed gives score desc, docno desc.
-            order = np.lexsort((np.array(list(scores)), values))[::-1]
+            order = np.lexsort((np.array(list(docnos)), values))[::-1]
         rels = rels[order]
     if max_docs is not None:
         rels = rels[:max_docs]
@@ -283,27 +290,29 @@ class _Topic:
         self.num_nonrel = sum(count for level, count in topic.levels.items() if level < relevance_level)
         self.relevant = relevant = rels >= relevance_level
         self.cum_rel = np.cumsum(relevant)
-        self.num_rel_ret = int(self.cum_rel[-1]) if self.num_ret else 0
+        self.rel_counts = self.cum_rel.tolist()  # read a few dozen times per topic: list indexing is cheaper
+        self.num_rel_ret = self.rel_counts[-1] if self.num_ret else 0
         self.ranks = ranks = np.arange(1, self.num_ret + 1)
         self.precision_at_rel = self.cum_rel[relevant] / ranks[relevant]
         self.cache: dict = {}  # per-topic intermediates shared by families (nDCG curves, gain tables)
 
     def rel_in_top(self, k: int) -> int:
-        return int(self.cum_rel[min(k, self.num_ret) - 1]) if self.num_ret and k > 0 else 0
+        return self.rel_counts[min(k, self.num_ret) - 1] if self.num_ret and k > 0 else 0
 
     def average_precision(self, cutoff: int | None = None) -> float:
         if not self.num_rel:
             return 0.0
         if cutoff is None:
             return float(self.precision_at_rel.sum()) / self.num_rel
-        return float(self.precision_at_rel[self.ranks[self.relevant] <= cutoff].sum()) / self.num_rel
+        # The relevant documents at or above the cut-off are a prefix (the same values summed alike).
+        return float(self.precision_at_rel[: self.rel_in_top(cutoff)].sum()) / self.num_rel
 
 
 Values = Iterable[tuple[str, Any]]  # numbers, and relstring's one text value
 
 
 def _per_cutoff(measure: Measure, value_at) -> Values:
-    return ((name, value_at(k)) for name, k in zip(measure.names(), measure.params, strict=True))
+    return [(name, value_at(k)) for name, k in zip(measure.names(), measure.params, strict=True)]
 
 
 def _counts(t: _Topic, measure: Measure) -> Values:
@@ -395,6 +404,8 @@ def _sequential_sum(values: np.ndarray) -> float:
 def _gains(t: _Topic, pairs: tuple, *, rescale: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(gain of each retrieved document, the ideal ranking's positive gains), once per topic and gains."""
     key = ("gains", pairs, rescale)
+    if key not in t.cache and not pairs:
+        t.cache[key] = _default_gains(t, rescale)
     if key not in t.cache:
         table = gain_table(t.levels, pairs)
         if rescale:
@@ -411,6 +422,18 @@ def _gains(t: _Topic, pairs: tuple, *, rescale: bool = False) -> tuple[np.ndarra
         result = np.where(t.rels >= 0, lookup[np.clip(t.rels, 0, top)], 0.0)
         t.cache[key] = result, ideal_gains(table)
     return t.cache[key]
+
+
+def _default_gains(t: _Topic, rescale: bool) -> tuple[np.ndarray, np.ndarray]:
+    """What ``_gains`` gives without ``level=gain`` pairs, with no table to build and sort: the table
+    is then levels 0..highest with gain = level (already in gain order), so a document's gain is its
+    qrels value (0 outside the pool or unjudged) and the ideal gains are the positive levels, highest
+    first; rbp's rescaling divides by the highest level when it is above 1 (``_rescaled``, low = 0)."""
+    top = max(t.levels, default=0)
+    scale = float(top) if rescale and top > 1 else 1.0
+    positive = sorted((level for level in t.levels if level > 0), reverse=True)
+    ideal = np.repeat(np.array(positive, dtype=float), [t.levels[level] for level in positive])
+    return np.maximum(t.rels, 0) / scale, ideal / scale
 
 
 def gain_table(levels: Mapping[int, int], pairs: tuple) -> list[tuple[int, float, int]]:
@@ -482,19 +505,13 @@ def _exponential_pairs(levels: Mapping[int, int]) -> tuple[tuple[str, float], ..
 
 
 def _ndcg_curves_for(t: _Topic, pairs: tuple) -> tuple[np.ndarray, np.ndarray]:
-    if not pairs:
-        return _default_ndcg_curves(t)
+    """Running DCG of the ranking and of the ideal ranking for these gains, once per topic (nDCG at
+    every cut-off, ndcg_rel and Rndcg read the same curves)."""
     key = ("ndcg curves", pairs)
     if key not in t.cache:
         gains, ideal = _gains(t, pairs)
         t.cache[key] = np.cumsum(gains / _discounts(t.num_ret)), np.cumsum(ideal / _discounts(len(ideal)))
     return t.cache[key]
-
-
-def _default_ndcg_curves(t: _Topic) -> tuple[np.ndarray, np.ndarray]:
-    if "ndcg" not in t.cache:
-        t.cache["ndcg"] = _ndcg_curves(t.rels, t.levels)
-    return t.cache["ndcg"]
 
 
 def _ndcg_family(t: _Topic, measure: Measure) -> Values:
@@ -597,8 +614,7 @@ def _ndcg_rel(t: _Topic, measure: Measure) -> Values:
     gains, ideal = _gains(t, measure.params)
     if not len(ideal):
         return [(measure.names()[0], 0.0)]
-    dcg = np.cumsum(gains / _discounts(t.num_ret))
-    ideal_dcg = np.cumsum(ideal / _discounts(len(ideal)))
+    dcg, ideal_dcg = _ndcg_curves_for(t, measure.params)
     index = np.flatnonzero(gains > 0)
     at_relevant = dcg[index] / ideal_dcg[np.minimum(index, len(ideal) - 1)]
     final = float(dcg[-1]) if t.num_ret else 0.0
@@ -609,12 +625,11 @@ def _ndcg_rel(t: _Topic, measure: Measure) -> Values:
 def _rndcg(t: _Topic, measure: Measure) -> Values:
     """m_Rndcg.c: nDCG averaged over the ranks where the ideal gain changes (the R-levels of each gain),
     plus the end of the ranking when it runs on past the last relevant rank."""
-    gains, ideal = _gains(t, measure.params)
+    _, ideal = _gains(t, measure.params)
     if not t.num_rel or not len(ideal):
         return [(measure.names()[0], 0.0)]
     n, levels = t.num_ret, len(ideal)
-    dcg = np.cumsum(gains / _discounts(n))
-    ideal_dcg = np.cumsum(ideal / _discounts(levels))
+    dcg, ideal_dcg = _ndcg_curves_for(t, measure.params)
     boundaries = [*np.flatnonzero(ideal[1:] != ideal[:-1]) + 1, levels]
     ratios = [(float(dcg[min(b, n) - 1]) if n else 0.0) / float(ideal_dcg[b - 1]) for b in boundaries]
     if levels + 1 < n:
@@ -746,7 +761,7 @@ def _inferred_ap(rels: np.ndarray, relevance_level: int, num_rel: int) -> float:
         + (index / (index + 1)) * ((above + nonrel + unjudged) / later)
         * ((above + INFAP_EPSILON) / (above + nonrel + 2 * INFAP_EPSILON)),
     )  # fmt: skip
-    return sum(terms.tolist()) / num_rel
+    return _sequential_sum(terms) / num_rel
 
 
 def interpolated_precision(
@@ -758,13 +773,14 @@ def interpolated_precision(
     ``int(p·R + 0.9)`` in 9.x — and the value is the best precision at or after the c-th relevant
     document (0 if fewer than c were retrieved).
     """
+    if not num_rel or not len(precision_at_rel):
+        return [0.0] * len(points)
+    # The best precision at or after each relevant document, for every point at once.
+    best = np.maximum.accumulate(precision_at_rel[::-1])[::-1].tolist()
     values = []
     for point in points:
         wanted = _relevant_count_at(point, num_rel, version)
-        if not num_rel or not len(precision_at_rel) or wanted > len(precision_at_rel):
-            values.append(0.0)
-        else:
-            values.append(float(precision_at_rel[max(wanted, 1) - 1 :].max()))
+        values.append(0.0 if wanted > len(best) else best[max(wanted, 1) - 1])
     return values
 
 
@@ -772,17 +788,6 @@ def _relevant_count_at(fraction: float, num_rel: int, version: str) -> int:
     if version.startswith("9"):
         return int(fraction * num_rel + 0.9)
     return math.floor(fraction * num_rel + 0.5)  # C's lround for non-negative values
-
-
-def _ndcg_curves(rels: np.ndarray, levels: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Running DCG of the ranking and of the ideal ranking, once per topic for nDCG at every cut-off."""
-    gains = np.where(rels > 0, rels, 0).astype(float)
-    positive = sorted((level for level in levels if level > 0), reverse=True)
-    ideal_gains = np.repeat(np.array(positive, dtype=float), [levels[level] for level in positive])
-    return (
-        np.cumsum(gains / _discounts(len(gains))),
-        np.cumsum(ideal_gains / _discounts(len(ideal_gains))),
-    )
 
 
 def _ndcg(curves: tuple[np.ndarray, np.ndarray], cutoff: int | None) -> float:
@@ -810,7 +815,7 @@ def _discounts(length: int) -> np.ndarray:
 
 def evaluate(
     qrels: Qrels,
-    run: Run,
+    run: Run | RunColumns,
     measures: Iterable[str] | Sequence[Measure] | None = None,
     *,
     relevance_level: int = 1,

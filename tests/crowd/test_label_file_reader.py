@@ -17,6 +17,8 @@ CASES = {
     "crowd-kit's header": "item,worker,label\n1,a,0\n1,b,1\n",
     "text labels": "item,annotator,label\n1,a,yes\n1,b,no\n",
     "a blank line": "item,annotator,label\n1,a,0\n\n1,b,1\n",
+    "ids longer than 8 bytes, not ASCII": "item,annotator,label\nitem-000000001,annotatrice-é,0\n"
+    "item-000000001,b,1\nitem-2,annotatrice-é,1\n",
 }
 
 

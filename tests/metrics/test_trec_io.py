@@ -80,3 +80,41 @@ def test_written_files_read_back_identically():
     assert read_qrels(qrels_out.getvalue().splitlines()) == qrels
     assert read_run(run_out.getvalue().splitlines()) == (run, "sys")
     assert run_out.getvalue().splitlines()[0] == "1 Q0 c 1 0.5 sys"
+
+
+RUN_FILES = {
+    "plain": "1 Q0 d1 1 0.5 sys\n1 Q0 d2 2 0.25 sys\n2 Q0 d1 1 3 sys\n",
+    "tabs, Windows line ends, fields after the tag": "1\tQ0\td1 1 0.5 sys x\r\n1 Q0 d2 2  1e-3 sys\r\n",
+    "a topic's lines apart": "1 Q0 d1 1 0.5 a\n2 Q0 d1 1 0.5 b\n1 Q0 d2 2 0.25 c\n",
+    "topic ids longer than loadtxt's 32 bytes": f"{'q' * 40} Q0 d1 1 0.5 s\n{'q' * 32} Q0 d1 1 0.5 s\n",
+    "a blank first line and a unit separator between fields": "\n1\x1fQ0 d1 1 0.5 tag\n",
+    "scores Python reads and NumPy does not": "1 Q0 d1 1 1_000 s\n1 Q0 d2 1 0.5 s\n",
+}
+
+
+@pytest.mark.parametrize("name", list(RUN_FILES))
+def test_a_run_file_reads_as_its_lines_do(tmp_path, name):
+    """Files may be read by NumPy's C reader, lines always by the Python passes: the same result."""
+    path = tmp_path / "run"
+    path.write_bytes(RUN_FILES[name].encode())
+    from_file, from_lines = read_run(path), read_run(RUN_FILES[name].splitlines())
+    assert from_file == from_lines
+    assert [list(docnos) for docnos in from_file[0].values()] == [list(d) for d in from_lines[0].values()]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1 0 d1 1\n1 0 d2 0\n2 0 d1 2\n", "1\t0\td1\t+1\r\n2 0 d1 -1\r\n1 0 d2 007\r\n", f"{'q' * 33} 0 d1 1\n"],
+)
+def test_a_qrels_file_reads_as_its_lines_do(tmp_path, text):
+    path = tmp_path / "qrels"
+    path.write_bytes(text.encode())
+    assert read_qrels(path) == read_qrels(text.splitlines())
+
+
+def test_a_bad_line_in_a_file_is_still_named(tmp_path):
+    path = tmp_path / "run"
+    path.write_text("1 Q0 d1 1 0.5 r\n1 Q0 d2 2 0.25\n")
+    with pytest.raises(TrecFormatError) as raised:
+        read_run(path)
+    assert (raised.value.line, raised.value.field) == (2, "line")
