@@ -1,6 +1,6 @@
 """Pages and API of the evaluation app (included from cranfield.urls)."""
 
-from django.urls import path, register_converter
+from django.urls import include, path, register_converter
 
 from . import api, views
 
@@ -34,6 +34,7 @@ urlpatterns = [
         name="ground-truth-download",
     ),
     path("projects/<int:project_id>/agreement/", views.agreement, name="agreement-report"),
+    path("", include("evaluation.scoring.plot_urls")),
     # API (JSON)
     path("api/projects/<int:project_pk>/import/", api.CollectionImportView.as_view(), name="import-api"),
     path(

@@ -143,16 +143,14 @@ def kappa_figure(versions: Sequence[str], series: Mapping[str, Sequence[Estimate
         x = np.arange(len(versions)) + shift
         values = np.array([np.nan if e.value is None else e.value for e in estimates], dtype=float)
         (line,) = axes.plot(x, values, marker="o", markersize=4, label=name)
-        with_interval = [i for i, e in enumerate(estimates) if e.low is not None and e.high is not None]
-        if with_interval:
-            axes.vlines(
-                x[with_interval],
-                [estimates[i].low for i in with_interval],
-                [estimates[i].high for i in with_interval],
-                color=line.get_color(),
-                linewidth=1.5,
-                alpha=0.6,
-            )
+        intervals = [
+            (float(x[i]), e.low, e.high)
+            for i, e in enumerate(estimates)
+            if e.value is not None and e.low is not None and e.high is not None
+        ]
+        if intervals:
+            xs, lows, highs = np.array(intervals).T
+            axes.vlines(xs, lows, highs, color=line.get_color(), linewidth=1.5, alpha=0.6)
     axes.axhline(0.0, color="grey", linewidth=0.8, linestyle=":")
     axes.set_xticks(range(len(versions)), list(versions), fontsize="small")
     axes.set(xlabel="Ground-truth snapshot", ylabel="Kappa", xlim=(-0.5, len(versions) - 0.5))
