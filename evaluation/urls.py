@@ -1,6 +1,6 @@
 """Pages and API of the evaluation app (included from cranfield.urls)."""
 
-from django.urls import path, register_converter
+from django.urls import include, path, register_converter
 
 from . import api, views
 from .scoring import api as scoring_api
@@ -52,6 +52,7 @@ urlpatterns = [
         scoring_views.run_topics,
         name="run-topics",
     ),
+    path("", include("evaluation.scoring.plot_urls")),
     # API (JSON)
     path("api/projects/<int:project_pk>/import/", api.CollectionImportView.as_view(), name="import-api"),
     path(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import matplotlib
 
@@ -69,6 +71,91 @@ def qq_figure(points: QQPoints, x_label: str = "Reference quantiles", y_label: s
     low, high = min(points.x.min(), points.y.min()), max(points.x.max(), points.y.max())
     axes.plot([low, high], [low, high], linestyle=":", color="grey")
     axes.set(xlabel=x_label, ylabel=y_label)
+    return figure
+
+
+def topics_by_difficulty(scores: Mapping[str, Mapping[str, float]]) -> list[str]:
+    """Every topic of ``{run: {topic: score}}``, hardest first: by the mean over the runs that have
+    it, ascending (ties by topic id, so the order is the same on every call)."""
+    totals: dict[str, list[float]] = {}
+    for values in scores.values():
+        for topic, value in values.items():
+            totals.setdefault(topic, []).append(value)
+    return sorted(totals, key=lambda topic: (sum(totals[topic]) / len(totals[topic]), topic))
+
+
+# Beyond this many topics, only every n-th tick is labelled (the dots stay): labels would overlap.
+TOPIC_LABELS_SHOWN = 40
+
+
+def per_topic_figure(scores: Mapping[str, Mapping[str, float]], measure: str):
+    """One run per marker series over the topics, hardest topic (lowest mean score) on the left, and
+    the topics' mean as a grey line: where runs differ, and whether it is on hard or easy topics.
+    ``scores`` is ``{run: {topic: score}}``; a topic a run lacks is left out of that run's dots."""
+    topics = topics_by_difficulty(scores)
+    if not topics:
+        raise ValueError("no per-topic scores to plot")
+    position = {topic: index for index, topic in enumerate(topics)}
+    figure, axes = plt.subplots(figsize=(max(5.0, min(12.0, 0.25 * len(topics) + 3)), 4))
+    # Each run's dots sit a little beside the others' so that equal scores stay visible.
+    offsets = np.linspace(-0.25, 0.25, len(scores)) if len(scores) > 1 else np.zeros(1)
+    for offset, (name, values) in zip(offsets, scores.items(), strict=True):
+        shown = [topic for topic in topics if topic in values]
+        axes.plot(
+            [position[topic] + offset for topic in shown],
+            [values[topic] for topic in shown],
+            "o",
+            markersize=4,
+            label=name,
+        )
+    means = [np.mean([v[topic] for v in scores.values() if topic in v]) for topic in topics]
+    axes.plot(range(len(topics)), means, color="grey", linewidth=1, linestyle=":", label="mean")
+    step = max(1, -(-len(topics) // TOPIC_LABELS_SHOWN))
+    axes.set_xticks(range(0, len(topics), step), topics[::step], rotation=90, fontsize="small")
+    axes.set(xlabel="Topic (hardest first)", ylabel=measure, xlim=(-0.6, len(topics) - 0.4))
+    # Outside the axes: any corner inside may hide a run's dot.
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    return figure
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure with its interval (``low``/``high`` None when there is none); ``value`` None when
+    the figure is undefined (e.g. kappa with one label used throughout)."""
+
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+
+
+def kappa_figure(versions: Sequence[str], series: Mapping[str, Sequence[Estimate]]):
+    """Agreement over successive snapshots: one line per statistic (``{name: estimate per version}``)
+    with its interval as a vertical bar; versions are evenly spaced, labelled as given (e.g.
+    ``"v3\n2025-05-01"``). Undefined values are gaps; 0 (chance agreement) is drawn for scale."""
+    if not versions:
+        raise ValueError("no snapshot to plot")
+    figure, axes = plt.subplots(figsize=(max(5.0, min(12.0, 0.5 * len(versions) + 3)), 4))
+    width = len(series)
+    for index, (name, estimates) in enumerate(series.items()):
+        if len(estimates) != len(versions):
+            raise ValueError(f"{name}: {len(estimates)} estimates for {len(versions)} versions")
+        shift = (index - (width - 1) / 2) * 0.06  # side by side, so that intervals do not hide each other
+        x = np.arange(len(versions)) + shift
+        values = np.array([np.nan if e.value is None else e.value for e in estimates], dtype=float)
+        (line,) = axes.plot(x, values, marker="o", markersize=4, label=name)
+        intervals = [
+            (float(x[i]), e.low, e.high)
+            for i, e in enumerate(estimates)
+            if e.value is not None and e.low is not None and e.high is not None
+        ]
+        if intervals:
+            xs, lows, highs = np.array(intervals).T
+            axes.vlines(xs, lows, highs, color=line.get_color(), linewidth=1.5, alpha=0.6)
+    axes.axhline(0.0, color="grey", linewidth=0.8, linestyle=":")
+    axes.set_xticks(range(len(versions)), list(versions), fontsize="small")
+    axes.set(xlabel="Ground-truth snapshot", ylabel="Kappa", xlim=(-0.5, len(versions) - 0.5))
+    axes.set_ylim(top=1.02)
+    axes.legend(loc="lower left", fontsize="small")
     return figure
 
 

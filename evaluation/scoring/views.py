@@ -14,7 +14,7 @@ import io
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count
-from django.http import HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -239,6 +239,8 @@ def leaderboard_download(
     in trec_eval's text layout (``txt``; ``?q=1`` adds each topic, as ``trec_eval -q``)."""
     project = owned_project(request.user, project_id)
     evaluation = get_object_or_404(project.evaluations, pk=evaluation_id, status=Evaluation.Status.DONE)
+    if fmt not in DOWNLOADS:
+        raise Http404("the leaderboard downloads as .csv, .json or .txt")
     name = f"project{project.pk}-evaluation{evaluation.pk}"
     if fmt == "txt":
         return attachment(

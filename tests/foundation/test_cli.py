@@ -16,7 +16,7 @@ from cranfield.cli import build_parser, main
 
 # Each takes a second or more to import (nltk alone about 1,900 modules); none is needed to parse options.
 HEAVY = {"django", "celery", "kombu", "nltk", "sklearn", "scipy", "statsmodels", "matplotlib", "pandas"}
-COMMANDS = ["aggregate", "agreement", "bleu", "compare", "rouge", "trec-eval", "wer"]
+COMMANDS = ["aggregate", "agreement", "bleu", "compare", "plot", "rouge", "sets", "trec-eval", "wer"]
 
 
 def imported_modules(*arguments: str, cwd: Path | None = None) -> set[str]:
@@ -70,6 +70,13 @@ def test_trec_eval_imports_only_numpy_beyond_the_standard_library(tmp_path):
     assert "numpy" in packages
 
 
+def test_sets_imports_nothing_heavy(tmp_path):
+    (tmp_path / "qrels").write_text("1 0 d1 1\n1 0 d2 0\n")
+    (tmp_path / "run").write_text("1 Q0 d1 1 2.0 mine\n1 Q0 d2 2 1.0 mine\n")
+    packages = imported_packages("sets", "qrels", "run", "-k", "1", cwd=tmp_path)
+    assert not packages & (HEAVY | {"annotation", "sacrebleu", "jiwer"}), sorted(packages)
+
+
 def test_rouge_imports_nltk_s_porter_stemmer_only_when_stemming_and_not_the_rest_of_nltk(tmp_path):
     (tmp_path / "pairs.jsonl").write_text('{"id": 1, "prediction": "cats sat", "references": ["cat"]}\n')
     plain = imported_packages("rouge", "pairs.jsonl", "--bootstrap", "0", cwd=tmp_path)
@@ -108,7 +115,9 @@ def test_choices_named_in_the_command_line_are_the_libraries_own():
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_reports_an_error_as_argparse_does(command, tmp_path, capsys):
     missing = str(tmp_path / "missing")
-    files = [missing, missing] if command in ("compare", "trec-eval") else [missing]
+    files = [missing, missing] if command in ("compare", "sets", "trec-eval") else [missing]
+    if command == "plot":
+        files = ["pr", missing, missing, "-o", str(tmp_path / "plot.png")]
     assert main([command, *files]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""

@@ -1,0 +1,157 @@
+"""``cranfield plot KIND QRELS RUN… -o FILE``: the app's plots from qrels and run files, as PNG or SVG."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from cranfield.cli import CommandError
+
+KINDS = ("pr", "roc", "det", "qq", "per-topic")
+FORMATS = (".png", ".svg")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "plot",
+        help="draw P-R, ROC, DET, Q-Q or per-topic plots of runs against qrels (PNG or SVG)",
+        description="Draw a plot of one or more runs against a qrels file. pr: mean interpolated "
+        "precision at the 11 recall points (trec_eval's iprec_at_recall); roc, det: each run's scores of "
+        "the documents it retrieved that the qrels judge, against binary relevance (qrels value >= -l); "
+        "qq: the per-topic differences RUN1 - RUN2 on a measure against the fitted normal (is the paired "
+        "t-test's assumption fair?); per-topic: each run's score per topic, hardest topic first. Every run "
+        "is scored on every qrels topic (trec_eval -c), so per-topic values pair up across runs.",
+    )
+    parser.add_argument("kind", choices=KINDS)
+    parser.add_argument("qrels", help="qrels file: qid iter docno rel")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="run file(s); qq takes exactly two")
+    parser.add_argument("-o", dest="output", required=True, help="the image to write: a .png or .svg name")
+    parser.add_argument("-m", dest="measure", default="map", help="qq and per-topic: trec_eval measure (map)")
+    parser.add_argument("-l", dest="relevance_level", type=int, default=1, help="lowest relevant qrels value")
+    parser.add_argument(
+        "--trec-eval-version",
+        default="10.0",
+        choices=["10.0", "9"],
+        help="pr: cut-off rounding of iprec_at_recall (9 matches pytrec_eval)",
+    )
+    parser.set_defaults(handler=run_plot)
+
+
+def run_plot(args: argparse.Namespace) -> int:
+    from evaluation.metrics import plotting
+    from evaluation.metrics.trec_io import TrecFormatError, read_qrels
+    from evaluation.metrics.trec_measures import MeasureError
+
+    output = Path(args.output)
+    if output.suffix.lower() not in FORMATS:
+        raise CommandError(f"-o: the file name must end in .png or .svg, got {args.output!r}")
+    if args.kind == "qq" and len(args.runs) != 2:
+        raise CommandError(f"qq compares two runs, got {len(args.runs)}")
+    try:
+        qrels = read_qrels(args.qrels)
+        runs = read_runs(args.runs)
+        figure = FIGURES[args.kind](qrels, runs, args)
+        image = plotting.render(figure, output.suffix.lower()[1:])
+        output.write_bytes(image)
+    except (MeasureError, TrecFormatError, OSError, ValueError) as error:
+        raise CommandError(error) from error
+    return 0
+
+
+def read_runs(paths: list[str]) -> dict:
+    """``{name: run}``, each named by its tag (or its path when it has none, or the tag is taken)."""
+    from evaluation.metrics.trec_io import read_run
+
+    runs = {}
+    for path in paths:
+        run, tag = read_run(path)
+        name = tag or path
+        if name in runs:
+            name = f"{name} ({path})"
+        runs[name] = run
+    return runs
+
+
+def per_topic_values(qrels, runs: dict, measure: str, relevance_level: int) -> dict[str, dict[str, float]]:
+    """``{run: {topic: value}}`` of one trec_eval measure, over every qrels topic."""
+    from evaluation.metrics.trec_measures import MeasureError, evaluate, parse_measures
+
+    parsed = parse_measures([measure])
+    names = [name for m in parsed for name in m.names()]
+    if len(names) != 1:
+        raise MeasureError(f"-m: one value per topic is needed, {measure!r} gives {len(names)}: {names}")
+    scored = {
+        name: evaluate(qrels, run, parsed, complete=True, relevance_level=relevance_level)
+        for name, run in runs.items()
+    }
+    values = {
+        name: {topic: row[names[0]] for topic, row in per_topic.items()} for name, per_topic in scored.items()
+    }
+    if any(isinstance(v, str) for column in values.values() for v in column.values()):
+        raise MeasureError(f"-m: {measure} is a string per topic, not a score")
+    return values
+
+
+def precision_recall(qrels, runs: dict, args: argparse.Namespace):
+    from evaluation.metrics import plot_data, plotting
+    from evaluation.metrics.trec_measures import aggregate, evaluate
+
+    curves = {}
+    for name, run in runs.items():
+        per_topic = evaluate(
+            qrels,
+            run,
+            ["iprec_at_recall"],
+            complete=True,
+            relevance_level=args.relevance_level,
+            version=args.trec_eval_version,
+        )
+        curves[name] = plot_data.interpolated_precision_points(aggregate(per_topic))
+    return plotting.precision_recall_figure(curves)
+
+
+def binary_curves(qrels, runs: dict, args: argparse.Namespace):
+    from evaluation.metrics import curves, plot_data, plotting
+
+    data = {}
+    for name, run in runs.items():
+        scores, labels = plot_data.judged_scores(qrels, run, args.relevance_level)
+        if not plot_data.both_classes(labels):
+            raise CommandError(
+                f"{name}: {sum(labels)} relevant and {len(labels) - sum(labels)} non-relevant judged "
+                "documents retrieved; ROC and DET need at least one of each"
+            )
+        data[name] = (scores, labels)
+    if args.kind == "roc":
+        return plotting.roc_figure({name: curves.roc_curve(*pair) for name, pair in data.items()})
+    return plotting.det_figure({name: curves.det_curve(*pair) for name, pair in data.items()})
+
+
+def differences_qq(qrels, runs: dict, args: argparse.Namespace):
+    from evaluation.metrics import curves, plot_data, plotting
+
+    (first, a), (second, b) = per_topic_values(qrels, runs, args.measure, args.relevance_level).items()
+    _, differences = plot_data.topic_differences(a, b)
+    if len(differences) < 3:
+        raise CommandError(f"{len(differences)} topics: a Q-Q plot needs at least 3")
+    return plotting.qq_figure(
+        curves.qq_against_distribution(differences),
+        "Normal quantiles (fitted)",
+        f"{args.measure}: {first} − {second}, per topic",
+    )
+
+
+def per_topic(qrels, runs: dict, args: argparse.Namespace):
+    from evaluation.metrics import plotting
+
+    values = per_topic_values(qrels, runs, args.measure, args.relevance_level)
+    return plotting.per_topic_figure(values, args.measure)
+
+
+FIGURES = {
+    "pr": precision_recall,
+    "roc": binary_curves,
+    "det": binary_curves,
+    "qq": differences_qq,
+    "per-topic": per_topic,
+}

@@ -1,0 +1,207 @@
+"""Plots of an evaluation and of a project's snapshots: read the stored scores, runs and agreement
+figures → shape them with ``evaluation.metrics.plot_data`` → draw with ``evaluation.metrics.plotting``.
+
+Nothing here computes a measure: the P-R curve and per-topic scores are the evaluation's stored
+trec_eval values, ROC/DET and Q-Q are the metric module's curves over stored data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
+
+from annotation.models import Project
+from evaluation.metrics import curves, plot_data, plotting
+from evaluation.models import Evaluation, RunEntry, RunScore
+
+EVALUATION_KINDS = ("pr", "per-topic", "qq", "roc", "det")
+DEFAULT_MEASURE = "map"
+# Agreement figures a snapshot stores (evaluation.ground_truth.build.agreement_figures), as plotted.
+KAPPA_SERIES = (("Fleiss' kappa", "fleiss_kappa"), ("Mean Cohen's kappa", "cohen_kappa_mean"))
+
+
+class BadParameter(ValueError):
+    """A query parameter the plot cannot use; the message starts with the parameter's name."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(f"{name}: {problem}")
+        self.name = name
+
+
+class NothingToPlot(Exception):
+    """The data exist but do not make this plot (no run scored, no judged relevant document …)."""
+
+
+def evaluation_figure(evaluation: Evaluation, kind: str, query: Mapping[str, str]):
+    """The figure of ``kind`` (one of ``EVALUATION_KINDS``) for a finished evaluation; parameters
+    from ``query``: ``measure`` (per-topic, qq; default map), ``a`` and ``b`` (qq: run ids),
+    ``run`` (roc, det: one run id; default every run)."""
+    if kind == "pr":
+        return plotting.precision_recall_figure(precision_recall_data(evaluation))
+    if kind == "per-topic":
+        measure = query.get("measure", DEFAULT_MEASURE)
+        return plotting.per_topic_figure(per_topic_data(evaluation, measure), measure)
+    if kind == "qq":
+        measure = query.get("measure", DEFAULT_MEASURE)
+        first, second = run_parameter(query, "a", required=True), run_parameter(query, "b", required=True)
+        points, names = difference_quantiles(evaluation, first, second, measure)  # type: ignore[arg-type]
+        return plotting.qq_figure(
+            points, "Normal quantiles (fitted)", f"{measure}: {names[0]} − {names[1]}, per topic"
+        )
+    if kind in ("roc", "det"):
+        data = relevance_scores(evaluation, run_parameter(query, "run", required=False))
+        if kind == "roc":
+            return plotting.roc_figure({name: curves.roc_curve(*pair) for name, pair in data.items()})
+        return plotting.det_figure({name: curves.det_curve(*pair) for name, pair in data.items()})
+    raise BadParameter("kind", f"unknown plot {kind!r}; known: {', '.join(EVALUATION_KINDS)}")
+
+
+def run_parameter(query: Mapping[str, str], name: str, *, required: bool) -> int | None:
+    text = query.get(name)
+    if text is None:
+        if required:
+            raise BadParameter(name, "required: a run id")
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise BadParameter(name, f"must be a run id (a whole number), got {text!r}") from None
+
+
+def scores_of(evaluation: Evaluation):
+    return RunScore.objects.filter(evaluation=evaluation).order_by("run__tag", "run_id")
+
+
+def precision_recall_data(evaluation: Evaluation) -> dict[str, tuple[list[float], list[float]]]:
+    """Per run (by tag), the stored mean interpolated precision at trec_eval's recall points
+    (``iprec_at_recall_*``, trec_eval 10.0's rounding of the cut-offs)."""
+    rows = scores_of(evaluation).values_list("run__tag", "overall")
+    data = {tag: plot_data.interpolated_precision_points(overall) for tag, overall in rows}
+    if not data:
+        raise NothingToPlot("no run was scored in this evaluation")
+    return data
+
+
+def per_topic_data(evaluation: Evaluation, measure: str) -> dict[str, dict[str, float]]:
+    """``{run tag: {topic: value}}`` of one stored measure (only that measure's column is read)."""
+    rows = list(
+        scores_of(evaluation)
+        .annotate(column=KeyTransform(measure, "per_topic"))
+        .values_list("run__tag", "column")
+    )
+    if not rows:
+        raise NothingToPlot("no run was scored in this evaluation")
+    data = {tag: column for tag, column in rows if isinstance(column, dict)}
+    if not data:
+        raise BadParameter(
+            "measure", f"no per-topic values of {measure!r} (e.g. map, P_10, ndcg, recip_rank)"
+        )
+    if any(isinstance(value, str) for column in data.values() for value in column.values()):
+        raise BadParameter("measure", f"{measure!r} is a string per topic, not a score")
+    return data
+
+
+def difference_quantiles(
+    evaluation: Evaluation, first: int, second: int, measure: str
+) -> tuple[curves.QQPoints, tuple[str, str]]:
+    """Normal Q-Q points (``qq_against_distribution``, fitted) of the per-topic differences
+    ``first − second`` on ``measure``, and the two runs' tags."""
+    if first == second:
+        raise BadParameter("b", "must be another run than a")
+    rows = (
+        scores_of(evaluation)
+        .filter(run_id__in=[first, second])
+        .annotate(column=KeyTransform(measure, "per_topic"))
+        .values_list("run_id", "run__tag", "column")
+    )
+    tags = {run_id: tag for run_id, tag, _ in rows}
+    columns = {run_id: column for run_id, _, column in rows}
+    for name, run_id in (("a", first), ("b", second)):
+        if run_id not in tags:
+            raise BadParameter(name, f"run {run_id} is not scored in this evaluation")
+    if not all(isinstance(columns[run_id], dict) for run_id in (first, second)):
+        raise BadParameter("measure", f"no per-topic values of {measure!r} (e.g. map, P_10, ndcg)")
+    _, differences = plot_data.topic_differences(columns[first], columns[second])
+    if len(differences) < 3:
+        raise NothingToPlot(f"{len(differences)} topics: a Q-Q plot needs at least 3")
+    return curves.qq_against_distribution(differences), (tags[first], tags[second])
+
+
+def relevance_scores(evaluation: Evaluation, run_id: int | None) -> dict[str, tuple[list[float], list[int]]]:
+    """Per run (one when ``run_id`` is given, else every scored run that has both classes), the
+    scores of its retrieved documents that the evaluation's qrels judge, with binary labels
+    (qrels value ≥ the evaluation's relevance level). Scores are pooled over topics as stored."""
+    from .compute import ground_truth_qrels
+
+    runs = dict(scores_of(evaluation).values_list("run_id", "run__tag"))
+    if run_id is not None and run_id not in runs:
+        raise BadParameter("run", f"run {run_id} is not scored in this evaluation")
+    wanted = [run_id] if run_id is not None else list(runs)
+    qrels = ground_truth_qrels(evaluation)
+    data = {}
+    for pk in wanted:
+        scores, labels = plot_data.judged_scores(qrels, stored_scores(pk), evaluation.relevance_level)
+        if plot_data.both_classes(labels):
+            data[runs[pk]] = (scores, labels)
+        elif run_id is not None:
+            raise NothingToPlot(
+                f"run {runs[pk]} retrieved {sum(labels)} relevant and {len(labels) - sum(labels)} "
+                "non-relevant judged documents: ROC and DET need at least one of each"
+            )
+    if not data:
+        raise NothingToPlot("no run retrieved both relevant and non-relevant judged documents")
+    return data
+
+
+def stored_scores(run_id: int) -> dict[str, dict[str, float]]:
+    """A run's ``{topic: {document: score}}`` (``compute.stored_run`` by id, no Run row needed)."""
+    ranked: dict[str, dict[str, float]] = {}
+    rows = RunEntry.objects.filter(run_id=run_id).values_list("topic_id", "document_id", "score")
+    for topic, document, score in rows.iterator(chunk_size=20_000):
+        ranked.setdefault(topic, {})[document] = score
+    return ranked
+
+
+def kappa_figure(project: Project):
+    """Fleiss' and mean Cohen's kappa of every snapshot of the project, oldest first, with their
+    bootstrap intervals where the snapshot stored them."""
+    versions, series = kappa_data(project)
+    return plotting.kappa_figure(versions, series)
+
+
+def kappa_data(project: Project) -> tuple[list[str], dict[str, list[plotting.Estimate]]]:
+    """Version labels (``v3`` and the snapshot's date) and, per kappa, its estimate per snapshot.
+    Only each snapshot's kappa keys are read, not its whole agreement report."""
+    columns = {}
+    for _, key in KAPPA_SERIES:
+        interval = KeyTransform(f"{key}_ci", "agreement")
+        columns[key] = KeyTransform(key, "agreement")
+        columns[f"{key}_low"] = KeyTextTransform("low", interval)
+        columns[f"{key}_high"] = KeyTextTransform("high", interval)
+    names = ["version", "created_at", *columns]
+    rows = [
+        dict(zip(names, values, strict=True))
+        for values in project.snapshots.order_by("version").annotate(**columns).values_list(*names)
+    ]
+    series = {}
+    for name, key in KAPPA_SERIES:
+        estimates = [
+            plotting.Estimate(number(row[key]), number(row[f"{key}_low"]), number(row[f"{key}_high"]))
+            for row in rows
+        ]
+        if any(estimate.value is not None for estimate in estimates):
+            series[name] = estimates
+    if not series:
+        raise NothingToPlot(
+            "no snapshot of this project has a kappa (a rating project's agreement is per dimension)"
+        )
+    versions = [f"v{row['version']}\n{row['created_at']:%Y-%m-%d}" for row in rows]
+    return versions, series
+
+
+def number(value) -> float | None:
+    """A JSON value read back as a float (KeyTextTransform gives text), None when absent or null."""
+    if value is None or value == "null":
+        return None
+    return float(value)
