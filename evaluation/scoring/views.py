@@ -214,6 +214,7 @@ def leaderboard_page(request: AuthenticatedHttpRequest, project_id: int) -> Http
                 "snapshot", "external_qrels"
             )[:20],
             "comparisons": comparisons(evaluation),
+            "qq_pair": data["rows"][:2] if len(data["rows"]) >= 2 else None,
             "tests": TESTS,
             "corrections": CORRECTIONS,
         }

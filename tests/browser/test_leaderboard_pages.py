@@ -45,6 +45,12 @@ def test_the_leaderboard_its_checks_and_the_run_pages_render(live_server, page, 
     page.locator("#checks-heading").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "leaderboard-checks.png"))
 
+    for plot in ("pr", "per-topic", "roc", "det", "kappa"):  # every image loaded and drawn
+        image = page.locator(f"#plot-{plot} img")
+        image.scroll_into_view_if_needed()
+        assert page.evaluate(f"document.querySelector('#plot-{plot} img').naturalWidth") > 0, plot
+        page.locator(f"#plot-{plot}").screenshot(path=str(artifacts / f"plot-{plot}.png"))
+
     page.get_by_role("link", name="runA").click()
     assert page.locator("#per-topic tbody tr").count() == 2
     page.screenshot(path=str(artifacts / "leaderboard-run-topics.png"), full_page=True)
@@ -71,3 +77,8 @@ def test_the_demo_opens_on_a_full_leaderboard(live_server, page, artifacts):
     assert page.locator("#leaderboard tbody tr").last.locator("th").inner_text() == "weak-common-words"
     assert "cranfield-official" in page.content()
     page.screenshot(path=str(artifacts / "demo-leaderboard.png"), full_page=True)
+    # The demo has 25 topics: the Q-Q plot of the two best runs' differences is there too.
+    page.locator("#plot-qq img").scroll_into_view_if_needed()
+    assert page.evaluate("document.querySelector('#plot-qq img').naturalWidth") > 0
+    page.locator("#plot-qq").screenshot(path=str(artifacts / "plot-qq.png"))
+    page.locator("#plot-pr").screenshot(path=str(artifacts / "demo-plot-pr.png"))
