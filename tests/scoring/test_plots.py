@@ -25,11 +25,10 @@ from evaluation.scoring import plots
 from evaluation.scoring.compute import stored_run
 from evaluation.scoring.jobs import request_evaluation
 from tests.annotation.factories import make_project
-from tests.scoring import test_evaluation_job
-from tests.scoring.test_evaluation_job import judge_everything
+from tests.scoring.conftest import judge_everything
 
-# The evaluation job's fixture: a two-run project judged by three annotators, scored against its snapshot.
-scored = test_evaluation_job.scored
+# ``scored`` (tests/scoring/conftest.py): a two-run project judged by three annotators, scored against
+# its snapshot.
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 QUERIES = {"pr": {}, "per-topic": {"measure": "P_5"}, "roc": {}, "det": {}}
 
