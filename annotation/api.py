@@ -3,17 +3,32 @@ and everything derived from judgements are ``evaluation.api``'s."""
 
 from __future__ import annotations
 
-from rest_framework import mixins, viewsets
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
 
-from .models import Project
+from .downloads import judgements_response
+from .models import Judgement, Project
 from .permissions import IsResearcher
+from .progress import project_progress_figures
 from .serializers import ProjectSerializer
+
+# Settings that change what a judgement means: fixed once anything is judged (as on the settings page).
+FIXED_ONCE_JUDGED = ("task_type", "config")
 
 
 class ProjectViewSet(
-    mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+    mixins.CreateModelMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.GenericViewSet,
 ):
-    """Projects of the requesting researcher.
+    """Projects of the requesting researcher: create, list, read, change (PATCH), archive (DELETE),
+    and a project's judgements and progress.
 
     Security behavior: only researchers (group ``researchers`` or superusers) may use these
     endpoints; each sees and changes only the projects they own — anyone else's is a 404.
@@ -29,3 +44,46 @@ class ProjectViewSet(
 
     def perform_create(self, serializer):
         serializer.save(owner=self.request.user)
+
+    def perform_update(self, serializer):
+        project = serializer.instance
+        changed = [
+            name
+            for name in FIXED_ONCE_JUDGED
+            if name in serializer.validated_data and serializer.validated_data[name] != getattr(project, name)
+        ]
+        if changed and Judgement.objects.filter(task__project=project).exists():
+            raise serializers.ValidationError(
+                {changed[0]: ["cannot change once items are judged: it changes what the judgements mean"]}
+            )
+        serializer.save()
+
+    @extend_schema(responses={204: None})
+    def destroy(self, request: Request, *args, **kwargs) -> Response:
+        """Archive the project: it stops serving tasks and keeps everything (nothing is deleted)."""
+        project = self.get_object()
+        project.active = False
+        project.save(update_fields=["active"])
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("as", str, enum=["csv", "jsonl"], description="default jsonl"),
+            OpenApiParameter("versions", str, enum=["all"], description="every correction as a row"),
+        ],
+        responses={(200, "application/x-ndjson"): OpenApiTypes.STR, (200, "text/csv"): OpenApiTypes.STR},
+    )
+    @action(detail=True, methods=["get"])
+    def judgements(self, request: Request, pk=None):
+        """Every judgement, streamed, as on the project page's download (spreadsheet cells escaped)."""
+        fmt = request.query_params.get("as", "jsonl")
+        if fmt not in {"csv", "jsonl"}:
+            return Response({"as": ["must be csv or jsonl"]}, status=status.HTTP_400_BAD_REQUEST)
+        every_version = request.query_params.get("versions") == "all"
+        return judgements_response(self.get_object(), fmt, every_version=every_version)
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get"], url_name="progress-api")  # "project-progress" is the page's
+    def progress(self, request: Request, pk=None) -> Response:
+        """The project page's live figures: items complete, judgements per hour, time to finish …"""
+        return Response(project_progress_figures(self.get_object()))

@@ -9,23 +9,18 @@ researcher or not, gets 404 with no hint that the project exists.
 
 from __future__ import annotations
 
-import csv
-import json
-from collections.abc import Iterator
-
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from .assignment import block_annotator, unblock_annotator
+from .downloads import judgements_response
 from .forms import ProjectForm
-from .inputs import spreadsheet_safe
-from .models import Judgement, JudgementRevision, Membership, Project
+from .models import Judgement, Membership
 from .permissions import AuthenticatedHttpRequest, is_researcher, owned_project
 from .progress import project_progress_figures
 
@@ -118,66 +113,6 @@ def member_add(request: AuthenticatedHttpRequest, project_id: int) -> HttpRespon
     return redirect("project-page", project_id=project.pk)
 
 
-JUDGEMENT_COLUMNS = [
-    "judgement_id",
-    "task_id",
-    "kind",
-    "topic",
-    "document",
-    "document_b",
-    "annotator",
-    "label",
-    "answer",
-    "revision",
-    "seconds_spent",
-    "created_at",
-    "updated_at",
-]
-
-
-# Columns of text someone else typed (ids, usernames, answers): escaped so no spreadsheet runs them.
-TEXT_COLUMNS = {"kind", "topic", "document", "document_b", "annotator", "answer"}
-
-
-def judgement_records(project: Project, *, every_version: bool = False) -> Iterator[dict]:
-    """Every judgement of the project with who judged what and when, in submission order.
-
-    With ``every_version`` each correction is a row of its own (the first answer is revision 1):
-    ``label``, ``answer`` and ``revision`` are that version's, and ``updated_at`` is when it was written.
-    """
-    judgement = "judgement__" if every_version else ""
-    fields = [
-        f"{judgement}id",
-        f"{judgement}task_id",
-        f"{judgement}task__kind",
-        f"{judgement}task__topic__external_id",
-        f"{judgement}task__document__external_id",
-        f"{judgement}task__document_b__external_id",
-        f"{judgement}annotator__username",
-        "label",
-        "answer",
-        "number" if every_version else "revision",
-        f"{judgement}seconds_spent",
-        f"{judgement}created_at",
-        "created_at" if every_version else "updated_at",
-    ]
-    rows: QuerySet
-    if every_version:
-        rows = JudgementRevision.objects.filter(judgement__project=project).order_by("judgement_id", "number")
-    else:
-        rows = Judgement.objects.filter(project=project).order_by("id")
-    for row in rows.values_list(*fields).iterator(chunk_size=2000):
-        record = dict(zip(JUDGEMENT_COLUMNS, row, strict=True))
-        record["created_at"] = record["created_at"].isoformat()
-        record["updated_at"] = record["updated_at"].isoformat()
-        yield record
-
-
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
 @login_required
 @require_GET
 def judgements_download(
@@ -186,26 +121,4 @@ def judgements_download(
     """All judgements as CSV (answer as JSON text) or JSONL, streamed; ``?versions=all`` adds every
     correction as a row of its own."""
     project = owned_project(request.user, project_id)
-    records = judgement_records(project, every_version=request.GET.get("versions") == "all")
-    if fmt == "csv":
-        writer = csv.writer(_Echo())
-
-        def lines() -> Iterator[str]:
-            yield writer.writerow(JUDGEMENT_COLUMNS)
-            for record in records:
-                record["answer"] = json.dumps(record["answer"], ensure_ascii=False)
-                yield writer.writerow(
-                    [
-                        spreadsheet_safe(record[column]) if column in TEXT_COLUMNS else record[column]
-                        for column in JUDGEMENT_COLUMNS
-                    ]
-                )
-
-        response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
-    else:
-        response = StreamingHttpResponse(
-            (json.dumps(record, ensure_ascii=False) + "\n" for record in records),
-            content_type="application/x-ndjson; charset=utf-8",
-        )
-    response["Content-Disposition"] = f'attachment; filename="project{project.pk}-judgements.{fmt}"'
-    return response
+    return judgements_response(project, fmt, every_version=request.GET.get("versions") == "all")
