@@ -74,7 +74,7 @@ class ProjectViewSet(
         responses={(200, "application/x-ndjson"): OpenApiTypes.STR, (200, "text/csv"): OpenApiTypes.STR},
     )
     @action(detail=True, methods=["get"])
-    def judgements(self, request: Request, pk=None):
+    def judgements(self, request: Request, pk=None, format=None):
         """Every judgement, streamed, as on the project page's download (spreadsheet cells escaped)."""
         fmt = request.query_params.get("as", "jsonl")
         if fmt not in {"csv", "jsonl"}:
@@ -84,6 +84,6 @@ class ProjectViewSet(
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"], url_name="progress-api")  # "project-progress" is the page's
-    def progress(self, request: Request, pk=None) -> Response:
+    def progress(self, request: Request, pk=None, format=None) -> Response:
         """The project page's live figures: items complete, judgements per hour, time to finish …"""
         return Response(project_progress_figures(self.get_object()))

@@ -1,0 +1,219 @@
+"""Who may reach what: every URL of the URLconf × six roles, generated from the URLconf itself, so a
+new endpoint is checked the moment it exists (or fails here until a rule below covers it).
+
+Roles: anonymous, an annotator of another project, an annotator of the project, a researcher of
+another project, the project's owner, and a superuser (who owns nothing here). The rules:
+
+- a **researcher URL** (any URL naming the project, except the annotator's pages) answers its owner
+  (never 401, 403 or 404) and nobody else: anonymous is sent to log in (pages) or refused (API),
+  everyone else gets 401, 403, 404 or 405 — never a 2xx, and never a 400 (which would mean the request
+  was read before it was refused);
+- an **annotator page** answers the project's annotators and refuses (or sends to log in) everyone
+  who is not one;
+- **public** URLs (log in, the home page, the schema) answer everyone, and never with a 5xx.
+
+Every URL is tried with GET by every role, and with POST by every role but the owner (so nothing
+the owner has is changed by the test itself).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import Group
+from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotation.assignment import claim_next_task
+from annotation.permissions import RESEARCHERS_GROUP
+from evaluation.ground_truth import embedded
+from evaluation.ground_truth.build import build_snapshot
+from evaluation.models import GroundTruthJob
+from evaluation.scoring.jobs import request_evaluation
+from tests.annotation.factories import make_project
+from tests.scoring.conftest import judge_everything
+
+# Django's admin checks staff itself; static files are not views of ours.
+OUTSIDE = ("admin/", "static/")
+PUBLIC = {"", "accounts/login/", "accounts/logout/", "api/schema/", "api/docs/", "api/", "api/projects/",
+          "projects/new/"}  # fmt: skip
+ANNOTATOR_PAGES = re.compile(
+    r"^projects/<project_id>/(judge/|next/|history/|qualification/|assignments/<assignment_id>/\w+/"
+    r"|judgements/<judgement_id>/edit/)$"
+)
+PROJECT_URL = re.compile(r"^(api/)?projects/<(project_id|project_pk|pk)>")
+FORMATS = {"ground-truth/v<version>/": "qrels", "plots/": "png", "judgements.": "csv"}
+# Owner URLs that may rightly answer 404 in this relevance project: what they ask for is not in it.
+NOT_HERE = {"/ratings/": "a relevance project has no rating summaries"}
+# Query strings some URLs need to answer their owner at all.
+QUERIES = {"/diff/": "?against=1"}
+ROLES = ("anonymous", "other annotator", "annotator", "other researcher", "owner", "admin")
+
+
+def routes() -> list[tuple[str, str]]:
+    """Every URL pattern as (its route with parameters written ``<name>``, the pattern's name)."""
+    found: list[tuple[str, str]] = []
+
+    def walk(patterns, prefix: str) -> None:
+        for entry in patterns:
+            text = route_text(entry.pattern)
+            if isinstance(entry, URLResolver):
+                walk(entry.url_patterns, prefix + text)
+            elif isinstance(entry, URLPattern):
+                found.append((prefix + text, entry.name or ""))
+
+    walk(get_resolver().url_patterns, "")
+    return [(route, name) for route, name in found if not route.startswith(OUTSIDE)]
+
+
+def route_text(pattern) -> str:
+    """A pattern's route with ``<converter:name>`` and ``(?P<name>…)`` both written ``<name>``."""
+    text = str(pattern)
+    text = re.sub(r"<(?:\w+:)?(\w+)>", r"<\1>", text)
+    text = re.sub(r"\(\?P<(\w+)>[^)]*\)", r"<\1>", text)
+    return text.replace("^", "").replace("$", "").replace("\\.", ".").replace("/?", "/")
+
+
+@pytest.fixture
+def world(django_user_model, researcher, annotators, django_capture_on_commit_callbacks):
+    researchers = Group.objects.get_or_create(name=RESEARCHERS_GROUP)[0]
+    other_researcher = django_user_model.objects.create_user("other-researcher", password="x")
+    other_researcher.groups.add(researchers)
+    admin = django_user_model.objects.create_superuser("admin", password="x")
+    outsider = django_user_model.objects.create_user("other-annotator", password="x")
+    project = make_project(researcher, annotators, k=3, pool_depth=2)
+    make_project(other_researcher, [outsider])  # the outsiders have a project of their own
+    judge_everything(project, annotators)
+    snapshot = build_snapshot(project.pk)
+    GroundTruthJob.objects.create(project=project, status="done", snapshot=snapshot)
+    with django_capture_on_commit_callbacks(execute=True):
+        evaluation = request_evaluation(project, snapshot=snapshot)
+    embedded.run_queued()
+    member = annotators[0]
+    judgement = member.judgements.filter(project=project).first()
+    assignment = claim_next_task(project, member) or judgement.assignment  # every item is judged: its last
+    values = {
+        "project_id": project.pk,
+        "project_pk": project.pk,
+        "run_id": project.runs.first().pk,
+        "run_pk": project.runs.first().pk,
+        "evaluation_id": evaluation.pk,
+        "version": snapshot.version,
+        "assignment_id": assignment.pk,
+        "judgement_id": judgement.pk,
+        "user_id": member.pk,
+        "fmt": "csv",
+        "format": "json",
+        "kind": "pr",
+    }
+    pks = {  # the ``pk`` of each kind of detail URL
+        "projects/<pk>": project.pk,
+        "runs/<pk>": project.runs.first().pk,
+        "evaluations/<pk>": evaluation.pk,
+        "jobs/<pk>": GroundTruthJob.objects.filter(project=project).first().pk,
+    }
+    users = {
+        "anonymous": None,
+        "other annotator": outsider,
+        "annotator": member,
+        "other researcher": other_researcher,
+        "owner": researcher,
+        "admin": admin,
+    }
+    return values, pks, users
+
+
+def url_for(route: str, values: dict, pks: dict) -> str:
+    def value(match: re.Match) -> str:
+        name = match.group(1)
+        if name == "pk":
+            before = route[: match.start()]
+            kind = next((k for k in pks if before.endswith(k.split("<")[0])), None)
+            assert kind is not None, f"{route}: which object's pk is <pk>? add it to the access matrix"
+            return str(pks[kind])
+        if name == "fmt":  # the one per URL family that knows its formats
+            return {"ground-truth/v<version>/": "qrels", "plots/": "png", "judgements.": "csv"}.get(
+                next(
+                    (key for key in ("ground-truth/v<version>/", "plots/", "judgements.") if key in route), ""
+                ),
+                "csv",
+            )
+        if name == "kind" and "ground-truth" in route:
+            return "qrels"
+        assert name in values, f"{route}: no value for <{name}>; add it to the access matrix"
+        return str(values[name])
+
+    query = next((q for part, q in QUERIES.items() if part in route), "")
+    return "/" + re.sub(r"<(\w+)>", value, route) + query
+
+
+def client_for(user, api: bool):
+    client = APIClient()
+    if user is not None:
+        if api:
+            client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+        else:
+            client.force_login(user)
+    return client
+
+
+def problems_with(route: str, role: str, method: str, status: int, location: str) -> str | None:
+    """Why this answer breaks the rules, or None."""
+    if status >= 500:
+        return "server error"
+    if re.sub(r"\.?<format>", "", route) in PUBLIC:  # DRF's format-suffixed twins of the same views
+        return None
+    login = status == 302 and "/accounts/login/" in location
+    if ANNOTATOR_PAGES.match(route):
+        if role == "annotator":
+            return None if status not in {401, 403, 404} or method == "POST" else "the annotator is refused"
+        if role == "anonymous":
+            return None if login else "anonymous not sent to log in"
+        # Not one of the project's annotators: refused, or sent elsewhere with a message.
+        return None if status in {302, 403, 404, 405} else f"{role} let in"
+    if not PROJECT_URL.match(route):
+        return "no rule covers this URL: add it to the access matrix"
+    if role == "owner":
+        if status == 404 and any(part in route for part in NOT_HERE):
+            return None
+        return "the owner is refused" if status in {401, 403, 404} else None
+    if role == "anonymous":
+        return None if login or status in {401, 403, 405} else "anonymous let in"
+    return None if status in {401, 403, 404, 405} else f"{role} got {status}"
+
+
+def test_every_url_answers_only_whom_it_should(world):
+    values, pks, users = world
+    checked, failures = 0, []
+    for route, name in routes():
+        url = url_for(route, values, pks)
+        api = route.startswith("api/")
+        for role, user in users.items():
+            client = client_for(user, api)
+            for method in ("GET", "POST") if role != "owner" else ("GET",):
+                response = getattr(client, method.lower())(url)
+                checked += 1
+                problem = problems_with(
+                    route, role, method, response.status_code, response.get("Location", "")
+                )
+                if problem:
+                    failures.append(f"{method} {url} ({name}) as {role}: {response.status_code}: {problem}")
+    assert not failures, f"{len(failures)} of {checked} checks failed:\n" + "\n".join(failures)
+    assert checked > 500  # every URL × role × method, not a handful
+
+
+def test_the_rules_catch_what_they_must():
+    route = "projects/<project_id>/leaderboard/"
+    assert problems_with(route, "other researcher", "GET", 200, "") == "other researcher got 200"
+    assert problems_with(route, "annotator", "POST", 400, "") == "annotator got 400"
+    assert problems_with(route, "anonymous", "GET", 200, "") == "anonymous let in"
+    assert problems_with(route, "owner", "GET", 404, "") == "the owner is refused"
+    assert problems_with(route, "owner", "GET", 500, "") == "server error"
+    assert (
+        problems_with("projects/<project_id>/judge/", "other annotator", "GET", 200, "")
+        == "other annotator let in"
+    )
+    assert "no rule covers" in problems_with("reports/<id>/", "owner", "GET", 200, "")
+    assert problems_with(route, "anonymous", "GET", 302, "/accounts/login/?next=/") is None
