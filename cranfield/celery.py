@@ -12,7 +12,7 @@ app = Celery("cranfield")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # Ground truth keeps its Celery tasks in jobs.py, next to the lifecycle they drive.
-app.autodiscover_tasks(["evaluation.ground_truth"], related_name="jobs")
+app.autodiscover_tasks(["evaluation.ground_truth", "evaluation.scoring"], related_name="jobs")
 
 # Every project's ground truth is recomputed hourly as a safety net for jobs lost before they
 # were queued; unchanged projects write nothing (see evaluation.ground_truth.jobs).
@@ -24,6 +24,10 @@ app.conf.beat_schedule = {
     # Jobs lost with a worker or a Redis restart are sent again within minutes.
     "resend-lost-ground-truth-jobs": {
         "task": "evaluation.ground_truth.jobs.resend_lost_ground_truth_jobs",
+        "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
+    },
+    "resend-lost-evaluation-jobs": {
+        "task": "evaluation.scoring.jobs.resend_lost_evaluation_jobs",
         "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
     },
 }

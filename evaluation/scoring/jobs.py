@@ -15,8 +15,10 @@ the runs as they are when it starts): adding ten runs in a row gives one job, no
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from celery import group, shared_task
+from django.conf import settings
 from django.db import OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -102,6 +104,25 @@ def send(evaluation: Evaluation) -> None:
     except Exception as error:
         logger.exception("could not queue evaluation %s", evaluation.pk)
         fail(evaluation.pk, f"could not be queued: {error}")
+
+
+def resend_lost_evaluations() -> int:
+    """Send again the evaluations still queued after any delivery could take (the broker lost them,
+    say Redis restarted empty); otherwise a lost one would absorb every later request of its ground
+    truth and settings. Sending twice is harmless: only a queued evaluation starts. Returns how many."""
+    waited = timezone.now() - timedelta(seconds=settings.BROKER_VISIBILITY_TIMEOUT)
+    lost = Evaluation.objects.filter(status=Status.QUEUED, created_at__lt=waited)
+    count = 0
+    for evaluation in lost.iterator():
+        send(evaluation)
+        count += 1
+    return count
+
+
+@shared_task(acks_late=True)
+def resend_lost_evaluation_jobs() -> int:
+    """Beat job, every few minutes: ``resend_lost_evaluations``."""
+    return resend_lost_evaluations()
 
 
 def fail(evaluation_id: int, error: str) -> None:
