@@ -46,6 +46,8 @@ class ItemIn(TypedDict, total=False):
     topic: str | None
     document: str
     document_b: str | None
+    system: str  # text outputs: which system produced the document
+    input: str  # … and from which input (source document, dialogue)
 
 
 class GoldIn(ItemIn, total=False):
@@ -168,6 +170,8 @@ def add_listed_items(project: Project, items: Sequence[ItemIn], catalogue: Catal
                 topic=topic,
                 document=document,
                 document_b=document_b,
+                system_id=entry.get("system") or "",
+                input_id=entry.get("input") or "",
                 pool_rank=next_rank + index,
                 required_judgements=project.assignments_per_task,
             )

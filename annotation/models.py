@@ -298,6 +298,10 @@ class Task(models.Model):
         help_text="Best rank of the document in any pooled run (or import order); served first."
     )
     serve_key = models.FloatField(default=random_serve_key, help_text="Position in random serving order.")
+    # For text outputs: the system that produced the document (an output) and the input it came from
+    # (source document, dialogue, audio), so ratings can be averaged per system and per input.
+    system_id = models.CharField(max_length=200, blank=True)
+    input_id = models.CharField(max_length=200, blank=True)
     required_judgements = models.PositiveSmallIntegerField()
     # Live assignments plus submitted judgements; a claim increments it under a row lock.
     slots_taken = models.PositiveSmallIntegerField(default=0)

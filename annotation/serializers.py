@@ -85,6 +85,20 @@ class ItemInSerializer(StrictSerializer):
         default=None,
         help_text="Pairwise tasks: the second output.",
     )
+    system = IdentifierField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Text outputs: the system that wrote it.",
+    )
+    input = IdentifierField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Text outputs: the input it was made from (source document, dialogue, recording).",
+    )
 
 
 class GoldInSerializer(ItemInSerializer):

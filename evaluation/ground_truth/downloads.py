@@ -58,6 +58,8 @@ def rating_summary(snapshot: GroundTruthSnapshot) -> dict:
             "task__topic__external_id",
             "task__document__external_id",
             "task__document_b__external_id",
+            "task__system_id",
+            "task__input_id",
             "confidence",
             "judgement_count",
             "details",
@@ -75,11 +77,13 @@ def rating_summary(snapshot: GroundTruthSnapshot) -> dict:
                 "topic": topic,
                 "document": document,
                 "document_b": document_b,
+                "system": system,
+                "input": input_id,
                 "confidence": confidence,
                 "n": n,
                 "scores": {d: {f: details[d][f] for f in SUMMARY_FIELDS} for d in dimensions if d in details},
             }
-            for task, topic, document, document_b, confidence, n, details in rows
+            for task, topic, document, document_b, system, input_id, confidence, n, details in rows
         ],
     }
 
@@ -98,12 +102,13 @@ def ratings_csv_response(snapshot: GroundTruthSnapshot) -> HttpResponse:
     summary = rating_summary(snapshot)
     out = io.StringIO()
     writer = csv.writer(out)
-    header = ["task", "topic", "document", "document_b", "confidence", "n"]
+    header = ["task", "topic", "document", "document_b", "system", "input", "confidence", "n"]
     header += [spreadsheet_safe(f"{d}_{f}") for d in summary["dimensions"] for f in SUMMARY_FIELDS]
     writer.writerow(header)
     for item in summary["items"]:
         row = [item["task"], spreadsheet_safe(item["topic"]), spreadsheet_safe(item["document"])]
-        row += [spreadsheet_safe(item["document_b"]), item["confidence"], item["n"]]
+        row += [spreadsheet_safe(item[key]) for key in ("document_b", "system", "input")]
+        row += [item["confidence"], item["n"]]
         for dimension in summary["dimensions"]:
             scores = item["scores"].get(dimension, {})
             row += [scores.get(f, "") for f in SUMMARY_FIELDS]

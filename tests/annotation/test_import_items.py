@@ -159,3 +159,42 @@ def test_the_project_api_validates_the_task_configuration(researcher):
     )
     assert response.status_code == 201, response.content
     assert response.json()["config"] == {"dimensions": ["q"], "scale": [1, 7]}
+
+
+def test_text_outputs_carry_their_system_and_input_into_the_rating_downloads(researcher, annotators):
+    from evaluation.ground_truth.build import build_snapshot
+    from evaluation.ground_truth.downloads import rating_summary
+    from tests.annotation.factories import LIKERT_CONFIG
+
+    project = Project.objects.create(
+        name="Summaries", owner=researcher, task_type="likert", config=LIKERT_CONFIG, assignments_per_task=1
+    )
+    project.annotators.set(annotators)
+    items = [
+        {"topic": "src", "document": f"o{i}", "system": f"sys-{i % 2}", "input": f"dialogue-{i // 2}"}
+        for i in range(4)
+    ]
+    body = {"topics": [{"id": "src", "title": "source"}], "documents": DOCS[:4], "items": items}
+    assert post(researcher, project, body).status_code == 201
+    stored = {t.document.external_id: (t.system_id, t.input_id) for t in project.tasks.all()}
+    assert stored == {"o0": ("sys-0", "dialogue-0"), "o1": ("sys-1", "dialogue-0"),
+                      "o2": ("sys-0", "dialogue-1"), "o3": ("sys-1", "dialogue-1")}  # fmt: skip
+    from annotation.assignment import claim_next_task, submit_judgement
+
+    while (lease := claim_next_task(project, annotators[0])) is not None:
+        submit_judgement(lease.pk, annotators[0], {"scores": {"quality": 4, "coherence": 3}})
+    summary = rating_summary(build_snapshot(project.pk))
+    assert {(i["document"], i["system"], i["input"]) for i in summary["items"]} == {
+        (doc, *ids) for doc, ids in stored.items()
+    }
+
+
+def test_a_bad_system_id_is_named(researcher):
+    project = Project.objects.create(
+        name="S", owner=researcher, task_type="likert", config={"dimensions": ["q"], "scale": [1, 5]}
+    )
+    body = {"topics": [{"id": "src", "title": "s"}], "documents": DOCS[:1],
+            "items": [{"topic": "src", "document": "o0", "system": "two words"}]}  # fmt: skip
+    response = post(researcher, project, body)
+    assert response.status_code == 400 and "items[0].system" in response.json()
+    assert not project.tasks.exists()
