@@ -183,8 +183,53 @@ def pairwise_accuracy(metric: dict[str, float], human: dict[str, float]) -> floa
 
 def system_means(records: Iterable[Record]) -> dict[str, float]:
     """Each system's mean score over its outputs."""
-    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for system, _, value in records:
-        sums[system][0] += value
-        sums[system][1] += 1
-    return {system: total / count for system, (total, count) in sums.items()}
+    return {score.system: score.mean for score in system_scores(records, resamples=0)}
+
+
+@dataclass(frozen=True)
+class SystemScore:
+    system: str
+    mean: float  # over the system's outputs
+    median: float
+    low: float  # percentile bootstrap interval of the mean, resampling inputs (NaN without resamples)
+    high: float
+    outputs: int
+
+
+def system_scores(
+    records: Iterable[Record], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
+) -> list[SystemScore]:
+    """Each system's mean and median score with a bootstrap interval over inputs (the same resampled
+    inputs for every system, as the systems were rated on the same inputs), best first."""
+    by_system: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for system, input_id, value in records:
+        by_system[system][input_id].append(value)
+    inputs = sorted({i for per_input in by_system.values() for i in per_input})
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(inputs), (resamples, len(inputs))) if resamples and inputs else None
+    out = []
+    for system, per_input in by_system.items():
+        values = [v for i in inputs for v in per_input.get(i, [])]
+        low, high = _interval_over_inputs(per_input, inputs, draws, level)
+        mean, median = float(np.mean(values)), float(np.median(values))
+        out.append(SystemScore(system, mean, median, low, high, len(values)))
+    return sorted(out, key=lambda s: (-s.mean, s.system))
+
+
+def _interval_over_inputs(
+    per_input: dict[str, list[float]], inputs: list[str], draws: np.ndarray | None, level: float
+) -> tuple[float, float]:
+    """Percentile interval of the mean over outputs when the inputs are drawn as ``draws`` (rows of
+    input indices); inputs a system has no output for add nothing to a draw."""
+    if draws is None:
+        return math.nan, math.nan
+    sums = np.array([sum(per_input.get(i, [])) for i in inputs])
+    counts = np.array([len(per_input.get(i, [])) for i in inputs])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
+    means = means[np.isfinite(means)]
+    if not len(means):
+        return math.nan, math.nan
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return float(low), float(high)

@@ -126,3 +126,34 @@ def test_dialsummeval_correlations_are_scipys_on_the_same_vectors(dialsummeval):
     assert level_correlation(pairs, "global", "spearman") == pytest.approx(
         stats.spearmanr([m for m, _ in flat], [h for _, h in flat]).statistic
     )
+
+
+def test_system_scores_resample_inputs_and_equal_a_hand_computation():
+    import numpy as np
+
+    from evaluation.metrics.meta_evaluation import system_scores
+
+    rng = np.random.default_rng(4)
+    records = [(s, f"in{i}", float(rng.integers(1, 6))) for s in ("a", "b") for i in range(30)]
+    rows = {row.system: row for row in system_scores(records, resamples=500, seed=9)}
+    inputs = sorted({i for _, i, _ in records})
+    draws = np.random.default_rng(9).integers(0, len(inputs), (500, len(inputs)))
+    for system in ("a", "b"):
+        values = np.array([v for s, i, v in sorted(records, key=lambda r: inputs.index(r[1])) if s == system])
+        expected = np.percentile(values[draws].mean(axis=1), [2.5, 97.5])
+        assert (rows[system].low, rows[system].high) == pytest.approx(tuple(expected))
+        assert rows[system].mean == pytest.approx(values.mean()) and rows[system].median == np.median(values)
+        assert rows[system].low <= rows[system].mean <= rows[system].high and rows[system].outputs == 30
+
+
+def test_dialsummeval_system_scores_put_the_systems_in_the_provenance_order_with_intervals(dialsummeval):
+    from evaluation.metrics.meta_evaluation import system_scores
+
+    relevance = [
+        (row["model_id"], row["id"], sum(a["relevance"] for a in row["annotations"]) / 3)
+        for row in dialsummeval
+    ]
+    rows = {row.system: row for row in system_scores(relevance, resamples=300)}
+    for model, mean in {"A": 4.170, "B": 4.427, "F": 3.633, "D": 2.347, "E": 1.797}.items():
+        assert round(rows[model].mean, 3) == mean and rows[model].low < mean < rows[model].high
+        assert rows[model].outputs == 100
