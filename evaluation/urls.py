@@ -2,7 +2,7 @@
 
 from django.urls import include, path, register_converter
 
-from . import api, views
+from . import api, systems, views
 from .scoring import api as scoring_api
 from .scoring import views as scoring_views
 
@@ -36,6 +36,7 @@ urlpatterns = [
         name="ground-truth-download",
     ),
     path("projects/<int:project_id>/agreement/", views.agreement, name="agreement-report"),
+    path("projects/<int:project_id>/systems/", systems.systems_page, name="systems-page"),
     path("projects/<int:project_id>/runs/", scoring_views.runs, name="runs-page"),
     path("projects/<int:project_id>/runs/<int:run_id>/", scoring_views.run_detail, name="run-page"),
     path("projects/<int:project_id>/runs/<int:run_id>/run", scoring_views.run_download, name="run-download"),

@@ -1,0 +1,85 @@
+"""Per-system human scores of a rating project (the SNOW-style systems × dimensions table): each
+system's mean rating per dimension with a bootstrap interval over inputs, and the agreement per
+dimension, from the newest ground-truth snapshot. Computed by ``metrics.meta_evaluation``.
+
+Security behavior: the project's owner only (``owned_project``; anyone else gets 404).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from annotation.inputs import spreadsheet_safe
+from annotation.permissions import AuthenticatedHttpRequest, owned_project
+
+from .ground_truth.downloads import rating_summary
+from .metrics.meta_evaluation import SystemScore, system_scores
+from .models import GroundTruthSnapshot
+
+# Bootstrap resamples of the inputs for each system's interval (seeded: the page is reproducible).
+RESAMPLES = 1000
+
+
+def system_table(snapshot: GroundTruthSnapshot) -> dict:
+    """``{"dimensions", "systems" (best first by the first dimension), "cells": {system: {dimension:
+    SystemScore}}, "alpha": {dimension: interval alpha}}`` over the items that name their system."""
+    summary = rating_summary(snapshot)
+    items = [item for item in summary["items"] if item["system"]]
+    cells: dict[str, dict[str, SystemScore]] = {}
+    for dimension in summary["dimensions"]:
+        records = [
+            (item["system"], item["input"] or item["document"], item["scores"][dimension]["mean"])
+            for item in items
+            if dimension in item["scores"]
+        ]
+        for score in system_scores(records, resamples=RESAMPLES):
+            cells.setdefault(score.system, {})[dimension] = score
+    first = summary["dimensions"][0] if summary["dimensions"] else None
+    systems = sorted(cells, key=lambda s: (-cells[s][first].mean if first in cells[s] else 0.0, s))
+    alpha = {
+        dimension: figures.get("krippendorff_alpha")
+        for dimension, figures in snapshot.agreement.get("dimensions", {}).items()
+    }
+    return {"dimensions": summary["dimensions"], "systems": systems, "cells": cells, "alpha": alpha}
+
+
+def table_csv(table: dict) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    parts = ("mean", "median", "low", "high", "outputs")
+    writer.writerow(["system", *(spreadsheet_safe(f"{d}_{p}") for d in table["dimensions"] for p in parts)])
+    for system in table["systems"]:
+        row = [spreadsheet_safe(system)]
+        for dimension in table["dimensions"]:
+            score = table["cells"][system].get(dimension)
+            row += [getattr(score, p) if score else "" for p in parts]
+        writer.writerow(row)
+    return out.getvalue()
+
+
+@login_required
+@require_GET
+def systems_page(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
+    """The systems × dimensions table of a rating project (``?as=csv`` downloads it)."""
+    project = owned_project(request.user, project_id)
+    snapshot = project.snapshots.order_by("-version").first() if project.is_rating else None
+    table = system_table(snapshot) if snapshot is not None else None
+    if table is not None and request.GET.get("as") == "csv":
+        response = HttpResponse(table_csv(table), content_type="text/csv; charset=utf-8")
+        name = f"project{project.pk}-v{snapshot.version}-systems.csv"  # type: ignore[union-attr]
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+    rows = []
+    if table is not None:
+        rows = [(s, [table["cells"][s].get(d) for d in table["dimensions"]]) for s in table["systems"]]
+    return render(
+        request,
+        "evaluation/systems.html",
+        {"project": project, "snapshot": snapshot, "table": table, "rows": rows},
+    )

@@ -1,0 +1,81 @@
+"""The systems × dimensions table of a rating project: each system's mean rating with a bootstrap
+interval over inputs (equal to ``meta_evaluation.system_scores`` on the snapshot's item means), the
+agreement per dimension, as a page and as CSV, for the owner only."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from annotation.assignment import claim_next_task, submit_judgement
+from annotation.models import Project
+from evaluation.collection import import_collection
+from evaluation.ground_truth.build import build_snapshot
+from evaluation.ground_truth.downloads import rating_summary
+from evaluation.metrics.meta_evaluation import system_scores
+from evaluation.systems import RESAMPLES
+from tests.annotation.factories import LIKERT_CONFIG
+
+SYSTEMS = {"good": 5, "fair": 3, "poor": 1}
+
+
+@pytest.fixture
+def rated(researcher, annotators):
+    project = Project.objects.create(
+        name="Summaries", owner=researcher, task_type="likert", config=LIKERT_CONFIG, assignments_per_task=2
+    )
+    project.annotators.set(annotators)
+    items = [
+        {"topic": f"in{i}", "document": f"{s}-{i}", "system": s, "input": f"in{i}"}
+        for s in SYSTEMS
+        for i in range(4)
+    ]
+    import_collection(
+        project,
+        topics=[{"id": f"in{i}", "title": f"input {i}"} for i in range(4)],
+        documents=[{"id": item["document"], "text": "a summary"} for item in items],
+        items=items,
+    )
+    for offset, annotator in enumerate(annotators[:2]):
+        while (lease := claim_next_task(project, annotator)) is not None:
+            base = SYSTEMS[lease.task.system_id]
+            score = max(1, min(5, base - offset + (int(lease.task.input_id[-1]) % 2)))
+            submit_judgement(lease.pk, annotator, {"scores": {"quality": score, "coherence": base}})
+    return project, build_snapshot(project.pk)
+
+
+def test_the_table_equals_system_scores_on_the_snapshot(client, researcher, rated):
+    project, snapshot = rated
+    client.force_login(researcher)
+    page = client.get(reverse("systems-page", args=[project.pk]))
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert text.index(">good<") < text.index(">fair<") < text.index(">poor<")
+    rows = list(
+        csv.DictReader(
+            io.StringIO(
+                client.get(reverse("systems-page", args=[project.pk]), {"as": "csv"}).content.decode()
+            )
+        )
+    )
+    records = [
+        (item["system"], item["input"], item["scores"]["quality"]["mean"])
+        for item in rating_summary(snapshot)["items"]
+    ]
+    expected = {s.system: s for s in system_scores(records, resamples=RESAMPLES)}
+    for row in rows:
+        score = expected[row["system"]]
+        assert float(row["quality_mean"]) == pytest.approx(score.mean)
+        assert (float(row["quality_low"]), float(row["quality_high"])) == pytest.approx(
+            (score.low, score.high)
+        )
+        assert int(row["quality_outputs"]) == 4
+
+
+def test_only_the_owner_sees_it(client, outsider_researcher, rated):
+    project, _ = rated
+    client.force_login(outsider_researcher)
+    assert client.get(reverse("systems-page", args=[project.pk])).status_code == 404
