@@ -16,7 +16,18 @@ from cranfield.cli import build_parser, main
 
 # Each takes a second or more to import (nltk alone about 1,900 modules); none is needed to parse options.
 HEAVY = {"django", "celery", "kombu", "nltk", "sklearn", "scipy", "statsmodels", "matplotlib", "pandas"}
-COMMANDS = ["aggregate", "agreement", "bleu", "compare", "plot", "rouge", "sets", "trec-eval", "wer"]
+COMMANDS = [
+    "aggregate",
+    "agreement",
+    "bleu",
+    "compare",
+    "meta-eval",
+    "plot",
+    "rouge",
+    "sets",
+    "trec-eval",
+    "wer",
+]
 
 
 def imported_modules(*arguments: str, cwd: Path | None = None) -> set[str]:
@@ -115,7 +126,7 @@ def test_choices_named_in_the_command_line_are_the_libraries_own():
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_reports_an_error_as_argparse_does(command, tmp_path, capsys):
     missing = str(tmp_path / "missing")
-    files = [missing, missing] if command in ("compare", "sets", "trec-eval") else [missing]
+    files = [missing, missing] if command in ("compare", "meta-eval", "sets", "trec-eval") else [missing]
     if command == "plot":
         files = ["pr", missing, missing, "-o", str(tmp_path / "plot.png")]
     assert main([command, *files]) == 2

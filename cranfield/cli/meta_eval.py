@@ -1,0 +1,122 @@
+"""``cranfield meta-eval HUMAN METRIC…``: how far automatic metrics agree with human scores."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import sys
+
+from cranfield.cli import CommandError
+
+COLUMNS = ("system", "input", "value")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "meta-eval",
+        help="correlate metrics with human scores at the summary, system and global levels",
+        description="Each file is CSV with a header naming system, input and value (one output of one "
+        "system for one input per line): HUMAN holds a human dimension (e.g. each output's mean "
+        "rating), each METRIC a metric's score of the same outputs. Prints Pearson, Spearman and "
+        "Kendall at the summary level (per input, then averaged), the system level (over system means) "
+        "and the global level (over all outputs), each with a bootstrap interval over inputs; each "
+        "metric's pairwise system-ranking accuracy; and, with two or more metrics, Williams' test of "
+        "whether the first correlates with the humans better than each other one at the system level.",
+    )
+    parser.add_argument("human", help="CSV: system,input,value — the human scores")
+    parser.add_argument("metrics", nargs="+", metavar="METRIC", help="CSV: system,input,value — a metric")
+    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=run_meta_eval)
+
+
+def read_scores(path: str) -> list[tuple[str, str, float]]:
+    """The file's (system, input, value) rows; CommandError names the file, line and column."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            reader = csv.DictReader(handle)
+            missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise CommandError(f"{path}: the header must name {', '.join(COLUMNS)}; missing {missing[0]}")
+            rows = []
+            for line, row in enumerate(reader, start=2):
+                try:
+                    value = float(row["value"])
+                except (TypeError, ValueError):
+                    raise CommandError(
+                        f"{path}, line {line}: value is not a number: {row['value']!r}"
+                    ) from None
+                if not math.isfinite(value):
+                    raise CommandError(f"{path}, line {line}: value is not finite: {row['value']!r}")
+                rows.append((row["system"], row["input"], value))
+    except OSError as error:
+        raise CommandError(error) from error
+    if not rows:
+        raise CommandError(f"{path}: no scores")
+    return rows
+
+
+def run_meta_eval(args: argparse.Namespace) -> int:
+    from evaluation.metrics import meta_evaluation as meta
+
+    if args.resamples < 0:
+        raise CommandError(f"--resamples must be >= 0, got {args.resamples}")
+    human = read_scores(args.human)
+    metrics = {path: read_scores(path) for path in args.metrics}
+    human_means = meta.system_means(human)
+    report = {}
+    for path, scores in metrics.items():
+        if not meta.paired(scores, human):
+            raise CommandError(f"{path}: no (system, input) in common with {args.human}")
+        rows = meta.correlations(scores, human, resamples=args.resamples, seed=args.seed)
+        try:
+            accuracy = meta.pairwise_accuracy(meta.system_means(scores), human_means)
+        except ValueError:
+            accuracy = math.nan
+        report[path] = {"correlations": [vars(row) for row in rows], "pairwise_accuracy": accuracy}
+    williams = williams_tests(metrics, human_means) if len(metrics) > 1 else []
+    if args.json:
+        json.dump({"metrics": report, "williams": williams}, sys.stdout, indent=2)
+        print()
+        return 0
+    for path, result in report.items():
+        print(f"{path}   pairwise system-ranking accuracy {result['pairwise_accuracy']:.4f}")
+        for row in result["correlations"]:
+            print(
+                f"  {row['level']:<8} {row['method']:<9} {row['value']: .4f}  "
+                f"[{row['low']: .4f}, {row['high']: .4f}]  n={row['n']}"
+            )
+    for test in williams:
+        print(
+            f"Williams (system level): {test['first']} over {test['second']}: "
+            f"t = {test['t']:.3f}, p = {test['p_value']:.4f} (one-sided, {test['degrees_of_freedom']} df)"
+        )
+    return 0
+
+
+def williams_tests(metrics: dict, human_means: dict[str, float]) -> list[dict]:
+    """The first metric against each other one, on Pearson's r over system means."""
+    from evaluation.metrics import meta_evaluation as meta
+
+    means = {path: meta.system_means(scores) for path, scores in metrics.items()}
+    systems = sorted(set(human_means).intersection(*(set(m) for m in means.values())))
+    if len(systems) <= 3:
+        return []
+    first, *others = list(metrics)
+
+    def r(a: dict[str, float], b: dict[str, float]) -> float:
+        return meta.correlation([a[s] for s in systems], [b[s] for s in systems], "pearson")
+
+    tests = []
+    for other in others:
+        result = meta.williams_test(
+            r(human_means, means[first]),
+            r(human_means, means[other]),
+            r(means[first], means[other]),
+            len(systems),
+        )
+        tests.append({"first": first, "second": other, **vars(result)})
+    return tests

@@ -1,0 +1,62 @@
+"""``cranfield meta-eval``: the numbers are meta_evaluation's on the files' rows, and bad files are named."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from cranfield.cli import main
+from evaluation.metrics import meta_evaluation as meta
+
+
+def write(path, rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["system", "input", "value"])
+        writer.writerows(rows)
+    return str(path)
+
+
+def generated(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    quality = {f"s{k}": k / 2 for k in range(6)}
+    human, good, poor = [], [], []
+    for system, q in quality.items():
+        for i in range(20):
+            h = q + rng.normal(0, 0.5)
+            human.append((system, f"in{i}", h))
+            good.append((system, f"in{i}", h + rng.normal(0, 0.3)))
+            poor.append((system, f"in{i}", rng.normal(0, 1)))
+    return human, good, poor
+
+
+def test_the_report_equals_the_pure_functions(tmp_path, capsys):
+    human, good, poor = generated()
+    files = [
+        write(tmp_path / name, rows) for name, rows in (("h.csv", human), ("g.csv", good), ("p.csv", poor))
+    ]
+    assert main(["meta-eval", *files, "--resamples", "50", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    expected = meta.correlations(good, human, resamples=50)
+    got = report["metrics"][files[1]]["correlations"]
+    assert [(r["level"], r["method"], r["value"], r["low"], r["high"]) for r in got] == [
+        pytest.approx((e.level, e.method, e.value, e.low, e.high)) for e in expected
+    ]
+    assert report["metrics"][files[1]]["pairwise_accuracy"] == meta.pairwise_accuracy(
+        meta.system_means(good), meta.system_means(human)
+    )
+    (williams,) = report["williams"]
+    assert williams["first"] == files[1] and williams["second"] == files[2] and williams["p_value"] < 0.05
+
+
+def test_a_bad_file_is_named_with_its_line(tmp_path, capsys):
+    human = write(tmp_path / "h.csv", [("a", "i", "1")])
+    bad = write(tmp_path / "m.csv", [("a", "i", "high")])
+    assert main(["meta-eval", human, bad]) == 2
+    assert "m.csv, line 2: value is not a number" in capsys.readouterr().err
+    (tmp_path / "x.csv").write_text("sys,value\n")
+    assert main(["meta-eval", human, str(tmp_path / "x.csv")]) == 2
+    assert "header must name" in capsys.readouterr().err
