@@ -235,6 +235,9 @@ if REDIS_URL:
 
 # Celery. Without REDIS_URL, tasks run in-process; with it, they go to Redis for separate workers.
 CELERY_BROKER_URL = REDIS_URL or "memory://"
+# Redis's transport, but a worker that loses Redis while holding jobs reconnects instead of dying.
+if REDIS_URL:
+    CELERY_BROKER_TRANSPORT = "cranfield.broker:Transport"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True

@@ -52,9 +52,10 @@ def forget_broker_connections(app) -> None:
 
 
 def start_worker(
-    redis_url: str, log_path: Path, name: str, extra_env: dict[str, str] | None = None
+    redis_url: str, log_path: Path, name: str, extra_env: dict[str, str] | None = None, pool: str = "solo"
 ) -> WorkerProcess:
-    """Start ``celery worker`` (solo pool) on the test database and Redis; return once it is ready."""
+    """Start ``celery worker`` (solo pool, or ``prefork`` with one child as in production) on the test
+    database and Redis; return once it is ready."""
     from django.db import connection
 
     database = connection.settings_dict
@@ -77,7 +78,8 @@ def start_worker(
             "-A",
             "cranfield",
             "worker",
-            "--pool=solo",
+            f"--pool={pool}",
+            *(["--concurrency=1"] if pool == "prefork" else []),
             "--loglevel=INFO",
             "--without-gossip",
             "--without-mingle",
