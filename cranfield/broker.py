@@ -30,11 +30,11 @@ class QoS(kombu_redis.QoS):
     def restore_unacked(self, client=None):
         connection = self.channel.connection
         if client is None and (connection is None or connection.client is None):  # closed under us
-            return self._keep(len(self._delivered), "the broker connection is closed")
+            return self._keep(len(self._delivered or ()), "the broker connection is closed")
         try:
             return super().restore_unacked(client)
         except RedisConnectionError as error:
-            return self._keep(len(self._delivered), str(error))
+            return self._keep(len(self._delivered or ()), str(error))
 
     def _keep(self, count: int, reason: str) -> None:
         logger.warning(

@@ -67,7 +67,7 @@ def run_meta_eval(args: argparse.Namespace) -> int:
     human = read_scores(args.human)
     metrics = {path: read_scores(path) for path in args.metrics}
     human_means = meta.system_means(human)
-    report = {}
+    report: dict[str, dict] = {}
     for path, scores in metrics.items():
         if not meta.paired(scores, human):
             raise CommandError(f"{path}: no (system, input) in common with {args.human}")
