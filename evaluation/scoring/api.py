@@ -7,7 +7,6 @@ projects they own (``owned_project``: anyone else's is a 404 with no hint that i
 
 from __future__ import annotations
 
-import io
 from dataclasses import asdict
 
 from django.db.models import Count
@@ -26,7 +25,6 @@ from annotation.permissions import IsResearcher, owned_project
 from annotation.serializers import StrictSerializer
 from cranfield.parsers import DepthLimitedJSONParser
 from evaluation.collection import ImportFailed, import_from_body
-from evaluation.metrics.trec_io import write_run
 from evaluation.models import Evaluation, ExternalQrels, Run, RunScore
 from evaluation.serializers import ImportSummarySerializer
 
@@ -39,7 +37,7 @@ from .board import (
     per_topic_table,
     trec_eval_text,
 )
-from .compute import stored_run
+from .compute import run_file
 from .external import import_external_qrels
 from .views import requested
 
@@ -165,9 +163,7 @@ class RunTrecView(APIView):
     def get(self, request: Request, project_pk: int, pk: int) -> HttpResponse:
         project = owned_project(request.user, project_pk)
         run = get_object_or_404(project.runs, pk=pk)
-        out = io.StringIO()
-        write_run(stored_run(run), out, run.tag)
-        return HttpResponse(out.getvalue(), content_type="text/plain; charset=utf-8")
+        return HttpResponse(run_file(run), content_type="text/plain; charset=utf-8")
 
 
 class EvaluationListView(APIView):

@@ -8,6 +8,7 @@ and its score under each alternative ground truth (``variants``).
 
 from __future__ import annotations
 
+import io
 import random
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from annotation.crowd.encoding import encode
 from annotation.models import Project, Task
 from evaluation.ground_truth.build import DEFAULT_TIE_RULE, aggregate, gold_inputs, ground_truth_judgements
 from evaluation.ground_truth.downloads import snapshot_qrels
-from evaluation.metrics.trec_io import Qrels
+from evaluation.metrics.trec_io import Qrels, write_run
 from evaluation.metrics.trec_io import Run as RankedLists
 from evaluation.metrics.trec_measures import DEFAULT_CUTOFFS, evaluate, parse_measures
 from evaluation.metrics.trec_measures import aggregate as mean_over_topics
@@ -69,6 +70,13 @@ def stored_run(run: Run) -> RankedLists:
     ):
         ranked[topic][document] = score
     return dict(ranked)
+
+
+def run_file(run: Run) -> str:
+    """A stored run as the text of a TREC run file (``qid Q0 docno rank score tag``, trec_eval's order)."""
+    out = io.StringIO()
+    write_run(stored_run(run), out, run.tag)
+    return out.getvalue()
 
 
 @dataclass

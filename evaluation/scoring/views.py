@@ -9,8 +9,6 @@ imports is escaped by the templates.
 
 from __future__ import annotations
 
-import io
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count
@@ -21,7 +19,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.importing import ImportProblem
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from evaluation.collection import ImportFailed, describe_import, import_from_body
-from evaluation.metrics.trec_io import write_run
 from evaluation.models import Evaluation, Run, RunScore
 
 from .board import (
@@ -36,7 +33,7 @@ from .board import (
     per_topic_table,
     trec_eval_text,
 )
-from .compute import stored_run
+from .compute import run_file
 from .external import crowd_against_external, import_external_qrels
 from .jobs import request_evaluation
 
@@ -116,9 +113,7 @@ def run_download(request: AuthenticatedHttpRequest, project_id: int, run_id: int
     """The run as a TREC run file, in trec_eval's order."""
     project = owned_project(request.user, project_id)
     run = get_object_or_404(Run, pk=run_id, project=project)
-    out = io.StringIO()
-    write_run(stored_run(run), out, run.tag)
-    return attachment(out.getvalue(), "text/plain; charset=utf-8", f"project{project.pk}-{run.pk}.run")
+    return attachment(run_file(run), "text/plain; charset=utf-8", f"project{project.pk}-{run.pk}.run")
 
 
 @login_required
