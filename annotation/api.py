@@ -10,6 +10,8 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from cranfield.renderers import CsvRenderer, NdjsonRenderer, with_downloads
+
 from .downloads import judgements_response
 from .models import Judgement, Project
 from .permissions import IsResearcher
@@ -73,10 +75,13 @@ class ProjectViewSet(
         ],
         responses={(200, "application/x-ndjson"): OpenApiTypes.STR, (200, "text/csv"): OpenApiTypes.STR},
     )
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], renderer_classes=with_downloads(NdjsonRenderer, CsvRenderer))
     def judgements(self, request: Request, pk=None, format=None):
         """Every judgement, streamed, as on the project page's download (spreadsheet cells escaped)."""
-        fmt = request.query_params.get("as", "jsonl")
+        # ?as=, else what the client accepts (Accept: text/csv), else JSON lines.
+        fmt = request.query_params.get("as") or (
+            "csv" if request.accepted_renderer.format == "csv" else "jsonl"
+        )
         if fmt not in {"csv", "jsonl"}:
             return Response({"as": ["must be csv or jsonl"]}, status=status.HTTP_400_BAD_REQUEST)
         every_version = request.query_params.get("versions") == "all"

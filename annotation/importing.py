@@ -65,6 +65,7 @@ class ImportSummary:
     gold_created: int = 0
     qualification_created: int = 0
     attention_checks_created: int = 0
+    references_created: int = 0  # text projects: reference texts per input (the evaluation app stores them)
     dry_run: bool = False  # nothing was stored: the counts say what the import would create
     # For a dry run with runs: each topic's pooled documents in the order they would be judged.
     judging_order: dict = field(default_factory=dict)

@@ -13,6 +13,8 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # Ground truth keeps its Celery tasks in jobs.py, next to the lifecycle they drive.
 app.autodiscover_tasks(["evaluation.ground_truth", "evaluation.scoring"], related_name="jobs")
+app.autodiscover_tasks(["evaluation"], related_name="import_jobs")
+app.autodiscover_tasks(["evaluation"], related_name="text_evaluation")
 
 # Every project's ground truth is recomputed hourly as a safety net for jobs lost before they
 # were queued; unchanged projects write nothing (see evaluation.ground_truth.jobs).
@@ -24,6 +26,10 @@ app.conf.beat_schedule = {
     # Jobs lost with a worker or a Redis restart are sent again within minutes.
     "resend-lost-ground-truth-jobs": {
         "task": "evaluation.ground_truth.jobs.resend_lost_ground_truth_jobs",
+        "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
+    },
+    "resend-lost-import-jobs": {
+        "task": "evaluation.import_jobs.resend_lost_import_job_messages",
         "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
     },
     "resend-lost-evaluation-jobs": {

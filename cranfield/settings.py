@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files, served from here: no CDN
     "axes",
+    "django_filters",  # ?topic=…&status=… on the API's lists
     "annotation",
     "evaluation",
 ]
@@ -200,19 +201,43 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "EXCEPTION_HANDLER": "cranfield.api_errors.exception_handler",
+    # The API is versioned by media type: ``Accept: application/json; version=1`` (the default when no
+    # version is asked for); a version this server does not serve is a 406, never a silent change.
+    "DEFAULT_VERSIONING_CLASS": "rest_framework.versioning.AcceptHeaderVersioning",
+    "DEFAULT_VERSION": "1",
+    "ALLOWED_VERSIONS": ["1"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
 }
 
+# A request body is read whole up to this size (the direct import: about 8,000 abstracts or a
+# 250,000-line run); larger collections go to the import-job API, streamed into the database in
+# chunks up to IMPORT_JOB_MAX_BYTES and imported by a worker.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BODY_MB", "10")) * 1024 * 1024
+IMPORT_JOB_MAX_BYTES = int(os.environ.get("IMPORT_JOB_MAX_MB", "1024")) * 1024 * 1024
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Cranfield API",
     "DESCRIPTION": "Import topics, documents and runs; read ground truth and evaluations.",
-    "VERSION": "0.1.0",
+    # info.version is the API's version (REST_FRAMEWORK's), set by cranfield.schema, not the package's.
+    "VERSION": None,
     "SERVE_INCLUDE_SCHEMA": False,
     # /api/docs/ loads Swagger UI from this server (drf-spectacular-sidecar), never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Every operation documents the errors DRF answers (cranfield/schema.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "cranfield.schema.add_error_responses",
+    ],
+    # The jobs' statuses named for what they are, not by a hash (evaluations and import jobs share one).
+    "ENUM_NAME_OVERRIDES": {
+        "GroundTruthJobStatusEnum": "evaluation.models.GroundTruthJob.Status",
+        "JobStatusEnum": "evaluation.models.ImportJob.Status",
+    },
 }
 
 # The cache: Redis, shared by every web process, when REDIS_URL is set; otherwise this process's

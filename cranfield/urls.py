@@ -8,18 +8,21 @@ from rest_framework.routers import DefaultRouter
 from annotation.api import ProjectViewSet
 from evaluation.api import SnapshotViewSet
 
+handler500 = "cranfield.errors.handler500"  # a 503 saying so when the database cannot be reached
 docs_view = SpectacularSwaggerSplitView.as_view(url_name="schema")
 router = DefaultRouter()
 router.register("projects", ProjectViewSet, basename="project")
 
 snapshot_list = SnapshotViewSet.as_view({"get": "list"})
 snapshot_detail = SnapshotViewSet.as_view({"get": "retrieve"})
-snapshot_qrels = SnapshotViewSet.as_view({"get": "qrels"})
+# An action's own settings (its download renderer) are passed as a router would pass them.
+snapshot_qrels = SnapshotViewSet.as_view({"get": "qrels"}, **SnapshotViewSet.qrels.kwargs)
 snapshot_diff = SnapshotViewSet.as_view({"get": "diff"})
 
 urlpatterns = [
     path("", include("annotation.urls")),
     path("", include("evaluation.urls")),
+    path("", include("evaluation.bundle_urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

@@ -25,6 +25,7 @@ from rest_framework.views import APIView
 from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
 from cranfield.parsers import DepthLimitedJSONParser
+from cranfield.renderers import PlainTextRenderer, with_downloads
 
 from .collection import ImportFailed, import_from_body
 from .ground_truth.diff import diff_snapshots
@@ -68,6 +69,8 @@ class SnapshotViewSet(viewsets.ReadOnlyModelViewSet):
         return owned_project(self.request.user, self.kwargs["project_pk"])
 
     def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # drf-spectacular reading the types: no project
+            return GroundTruthSnapshot.objects.none()
         return (
             GroundTruthSnapshot.objects.filter(project=self.get_project())
             .defer("annotator_report")
@@ -75,7 +78,7 @@ class SnapshotViewSet(viewsets.ReadOnlyModelViewSet):
         )
 
     @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR})
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], renderer_classes=with_downloads(PlainTextRenderer))
     def qrels(self, request, project_pk=None, version=None):
         """The snapshot as TREC qrels (``topic 0 docno label``)."""
         return qrels_response(self.get_object())
@@ -163,6 +166,8 @@ class GroundTruthJobViewSet(viewsets.ReadOnlyModelViewSet):
     pagination_class = RecentFirst
 
     def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # drf-spectacular reading the types: no project
+            return GroundTruthJob.objects.none()
         project = owned_project(self.request.user, self.kwargs["project_pk"])
         return (
             GroundTruthJob.objects.filter(project=project)

@@ -19,6 +19,7 @@ from annotation.models import Project
 from .runs import parse_runs, pool_runs, store_runs
 from .scoring.jobs import request_evaluations_of_latest
 from .serializers import ImportSerializer
+from .text_evaluation import import_references
 
 
 @dataclass
@@ -54,6 +55,7 @@ def import_collection(
     pool_method: str = "depth",
     run_group: str = "",
     dry_run: bool = False,
+    references: Sequence[dict] = (),
     **what_to_judge: Any,
 ) -> ImportSummary:
     """Create topics, documents, runs, the items to judge and the quality-control items.
@@ -80,6 +82,7 @@ def import_collection(
     try:
         with transaction.atomic():
             summary = import_items(project, pool=pool if runs else None, **what_to_judge)
+            summary = replace(summary, references_created=import_references(project, list(references)))
             if dry_run:
                 raise DryRun
     except DryRun:
@@ -131,6 +134,7 @@ def describe_import(summary: ImportSummary) -> str:
         (summary.gold_created, "gold item"),
         (summary.qualification_created, "qualification question"),
         (summary.attention_checks_created, "attention check"),
+        (summary.references_created, "reference"),
     ]
     parts = [f"{n} {name}{'' if n == 1 else 's'}" for n, name in counts if n]
     if summary.dry_run:

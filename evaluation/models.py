@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from annotation.models import Project, Task
@@ -240,3 +241,125 @@ class RunScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run} in evaluation {self.evaluation_id}"
+
+
+class ImportJob(JobState):
+    """A large import run by a worker: a collection (the import API's JSON body) into a project, or a
+    test-collection bundle (``evaluation.bundle``) into a new project.
+
+    The body is received in chunks and kept here, compressed, until the job has read it: the web
+    process never holds it whole and a worker on another machine reads it from the database.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    class Kind(models.TextChoices):
+        COLLECTION = "collection", "Collection (topics, documents, runs, items)"
+        BUNDLE = "bundle", "Test-collection bundle"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # The project imported into; for a bundle, the project it creates (none until it has).
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, null=True, blank=True, related_name="import_jobs"
+    )
+    body = models.BinaryField(help_text="The body as received, zlib-compressed; emptied once read.")
+    body_bytes = models.PositiveBigIntegerField(help_text="The body's size as received.")
+    body_sha256 = models.CharField(max_length=64)
+    summary = models.JSONField(default=dict, blank=True)
+    # ``{field: [message, …]}``, as the direct import answers a 400, when the import was refused.
+    errors = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} import job {self.pk} ({self.status})"
+
+
+class Reference(models.Model):
+    """A reference text for one input of a text project (a human summary of a document, a
+    translation, a transcript); an input may have several. Automatic metrics score each output
+    against its input's references (``TextEvaluation``)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="references")
+    input_id = models.CharField(max_length=200)
+    text = models.TextField()
+    writer = models.CharField(max_length=200, blank=True, help_text="Who wrote it: a username or an id.")
+    source = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Where it came from: imported, or the free-text project it was written in.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "input_id", "id"]
+        indexes = [models.Index(fields=["project", "input_id"], name="reference_project_input")]
+
+    def __str__(self) -> str:
+        return f"reference {self.pk} for input {self.input_id} of {self.project}"
+
+
+class TextEvaluation(JobState):
+    """One scoring of a text project's outputs (items that name their system and input) against
+    their inputs' references with every metric of ``metrics.text_scores``: per output
+    (``OutputScore``) and per system (means), with each metric's signature."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    class MultiReference(models.TextChoices):
+        MAX = "max", "Best reference (rouge-score)"
+        POOLED = "pooled", "Pooled references (ROUGE-1.5.5)"
+        JACKKNIFE = "jackknife", "Jackknifed references"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="text_evaluations")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    rouge_multi_ref = models.CharField(
+        max_length=10, choices=MultiReference.choices, default=MultiReference.MAX
+    )
+    stem = models.BooleanField(
+        default=True, help_text="Porter stemming for ROUGE, as rouge-score's use_stemmer."
+    )
+    signatures = models.JSONField(default=dict, blank=True)
+    per_system = models.JSONField(default=dict, blank=True, help_text="{system: {metric: mean over outputs}}")
+    output_count = models.PositiveIntegerField(default=0)
+    unscored = models.JSONField(
+        default=list, blank=True, help_text="[system, input] of outputs without references"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.project} text evaluation {self.pk} ({self.status})"
+
+
+class OutputScore(models.Model):
+    """Every metric's score of one output (one system's text for one input) in one text evaluation."""
+
+    evaluation = models.ForeignKey(TextEvaluation, on_delete=models.CASCADE, related_name="outputs")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="+")
+    system_id = models.CharField(max_length=200)
+    input_id = models.CharField(max_length=200)
+    scores = models.JSONField(help_text="{metric: value}")
+
+    class Meta:
+        ordering = ["evaluation", "system_id", "input_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["evaluation", "system_id", "input_id"], name="one_score_per_output"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.system_id} on {self.input_id} in text evaluation {self.evaluation_id}"

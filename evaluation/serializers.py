@@ -7,10 +7,24 @@ from rest_framework import serializers
 from annotation.serializers import (
     DocumentInSerializer,
     GoldInSerializer,
+    IdentifierField,
     ItemInSerializer,
     StrictSerializer,
     TopicInSerializer,
 )
+
+
+class ReferenceInSerializer(StrictSerializer):
+    input = IdentifierField(
+        max_length=200, help_text="The input (source document, dialogue, recording) it is a reference for."
+    )
+    text = serializers.CharField(trim_whitespace=False, max_length=1_000_000)
+    writer = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+    def validate_text(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("a reference needs some text")
+        return value
 
 
 class ImportSerializer(StrictSerializer):
@@ -66,15 +80,23 @@ class ImportSerializer(StrictSerializer):
     qualification = GoldInSerializer(
         many=True, required=False, default=list, help_text="Questions of the qualification test."
     )
+    references = ReferenceInSerializer(
+        many=True,
+        required=False,
+        default=list,
+        help_text="Reference texts per input (one or several), which text evaluations score outputs against.",
+    )
 
     def validate(self, attrs):
         if not any(
-            attrs.get(key) for key in ("topics", "documents", "runs", "items", "gold", "qualification")
+            attrs.get(key)
+            for key in ("topics", "documents", "runs", "items", "gold", "qualification", "references")
         ):
             raise serializers.ValidationError(
                 {
                     "non_field_errors": [
-                        "nothing to import: give topics, documents, runs, items, gold or qualification"
+                        "nothing to import: give topics, documents, runs, items, gold, qualification "
+                        "or references"
                     ]
                 }
             )
@@ -90,5 +112,6 @@ class ImportSummarySerializer(serializers.Serializer):
     gold_created = serializers.IntegerField()
     qualification_created = serializers.IntegerField()
     attention_checks_created = serializers.IntegerField()
+    references_created = serializers.IntegerField()
     dry_run = serializers.BooleanField()
     judging_order = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))

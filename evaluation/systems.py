@@ -28,7 +28,8 @@ RESAMPLES = 1000
 
 def system_table(snapshot: GroundTruthSnapshot) -> dict:
     """``{"dimensions", "systems" (best first by the first dimension), "cells": {system: {dimension:
-    SystemScore}}, "alpha": {dimension: interval alpha}}`` over the items that name their system."""
+    SystemScore}}, "alpha", "alpha_ordinal": {dimension: Krippendorff's alpha}}`` over the items that
+    name their system."""
     summary = rating_summary(snapshot)
     items = [item for item in summary["items"] if item["system"]]
     cells: dict[str, dict[str, SystemScore]] = {}
@@ -42,11 +43,19 @@ def system_table(snapshot: GroundTruthSnapshot) -> dict:
             cells.setdefault(score.system, {})[dimension] = score
     first = summary["dimensions"][0] if summary["dimensions"] else None
     systems = sorted(cells, key=lambda s: (-cells[s][first].mean if first in cells[s] else 0.0, s))
-    alpha = {
-        dimension: figures.get("krippendorff_alpha")
-        for dimension, figures in snapshot.agreement.get("dimensions", {}).items()
+    agreement = snapshot.agreement.get("dimensions", {})
+    alpha = {dimension: figures.get("krippendorff_alpha") for dimension, figures in agreement.items()}
+    # Snapshots from before the ordinal alpha was computed have none: the page shows "–".
+    alpha_ordinal = {
+        dimension: figures.get("krippendorff_alpha_ordinal") for dimension, figures in agreement.items()
     }
-    return {"dimensions": summary["dimensions"], "systems": systems, "cells": cells, "alpha": alpha}
+    return {
+        "dimensions": summary["dimensions"],
+        "systems": systems,
+        "cells": cells,
+        "alpha": alpha,
+        "alpha_ordinal": alpha_ordinal,
+    }
 
 
 def table_csv(table: dict) -> str:

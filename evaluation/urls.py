@@ -2,7 +2,7 @@
 
 from django.urls import include, path, register_converter
 
-from . import api, systems, views
+from . import api, collection_api, meta_views, systems, text_api, views
 from .scoring import api as scoring_api
 from .scoring import views as scoring_views
 
@@ -37,6 +37,14 @@ urlpatterns = [
     ),
     path("projects/<int:project_id>/agreement/", views.agreement, name="agreement-report"),
     path("projects/<int:project_id>/systems/", systems.systems_page, name="systems-page"),
+    path(
+        "projects/<int:project_id>/meta-evaluation/", meta_views.meta_evaluation_page, name="meta-evaluation"
+    ),
+    path(
+        "projects/<int:project_id>/meta-evaluation/scatter.<str:fmt>",
+        meta_views.scatter_image,
+        name="meta-evaluation-scatter",
+    ),
     path("projects/<int:project_id>/runs/", scoring_views.runs, name="runs-page"),
     path("projects/<int:project_id>/runs/<int:run_id>/", scoring_views.run_detail, name="run-page"),
     path("projects/<int:project_id>/runs/<int:run_id>/run", scoring_views.run_download, name="run-download"),
@@ -56,6 +64,53 @@ urlpatterns = [
     path("", include("evaluation.scoring.plot_urls")),
     # API (JSON)
     path("api/projects/<int:project_pk>/import/", api.CollectionImportView.as_view(), name="import-api"),
+    path("api/projects/<int:project_pk>/topics/", collection_api.TopicList.as_view(), name="topics-api"),
+    path(
+        "api/projects/<int:project_pk>/references/",
+        text_api.ReferenceListView.as_view(),
+        name="references-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/text-evaluations/",
+        text_api.TextEvaluationListView.as_view(),
+        name="text-evaluations-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/text-evaluations/<int:pk>/",
+        text_api.TextEvaluationDetailView.as_view(),
+        name="text-evaluation-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/text-evaluations/<int:pk>/outputs/",
+        text_api.OutputScoreListView.as_view(),
+        name="text-evaluation-outputs-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/text-evaluations/<int:pk>/meta-evaluation/",
+        text_api.MetaEvaluationView.as_view(),
+        name="meta-evaluation-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/text-evaluations/<int:pk>/scatter/",
+        text_api.ScatterView.as_view(),
+        name="scatter-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/documents/",
+        collection_api.DocumentList.as_view(),
+        name="documents-api",
+    ),
+    path("api/projects/<int:project_pk>/pool/", collection_api.PoolList.as_view(), name="pool-api"),
+    path(
+        "api/projects/<int:project_pk>/judgements/list/",
+        collection_api.JudgementList.as_view(),
+        name="judgement-list-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/judgements/import/",
+        collection_api.JudgementImportView.as_view(),
+        name="judgement-import-api",
+    ),
     path(
         "api/projects/<int:project_pk>/ground-truth/",
         api.GroundTruthRequestView.as_view(),

@@ -24,7 +24,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
-from annotation.crowd.agreement import cohen_kappa_matrix, label_order
+from annotation.crowd.agreement import cohen_kappa_matrix, krippendorff_alpha, label_order
 from annotation.crowd.encoding import Encoded, Labels, as_encoded, encode, on_scale
 from annotation.crowd.methods import aggregate_by_name
 from annotation.crowd.quality import (
@@ -422,6 +422,14 @@ def rating_scale(scale: tuple, triples: list) -> list:
     return sorted(set(range(scale[0], scale[1] + 1)) | {score for _, _, score in triples}, key=label_order)
 
 
+def ordinal_alpha(data: Labels) -> dict:
+    """Krippendorff's alpha treating the scale as ordered ranks only (the distances follow from how
+    often each score was given), beside the interval alpha: the field reports both for Likert
+    ratings (DialSummEval, for one), and the two differ most where raters use the scale unevenly."""
+    alpha = krippendorff_alpha(data, level="ordinal")
+    return {"krippendorff_alpha_ordinal": alpha.value}
+
+
 def compute_ratings(inputs: Inputs, progress: Progress = no_progress) -> Computed:
     """Per item and dimension mean, median, std, IQR, MAD and n (plus the mean z-score when the
     project normalises per annotator); interval agreement per dimension; annotator report."""
@@ -436,7 +444,7 @@ def compute_ratings(inputs: Inputs, progress: Progress = no_progress) -> Compute
     progress("agreement per dimension: Krippendorff's alpha and weighted Cohen's kappa", 0.2)
     figures = {
         "dimensions": {
-            dimension: agreement_figures(data, weights="quadratic", level="interval")
+            dimension: agreement_figures(data, weights="quadratic", level="interval") | ordinal_alpha(data)
             for dimension, data in by_dimension.items()
         }
     }

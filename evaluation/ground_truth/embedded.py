@@ -14,8 +14,9 @@ import logging
 import threading
 from typing import Any
 
+from celery.exceptions import Retry
 from django.conf import settings
-from django.db import connections
+from django.db import InterfaceError, OperationalError, connections
 
 logger = logging.getLogger(__name__)
 
@@ -39,16 +40,32 @@ def schedule_task(task: Any, args: tuple, *, delay: float) -> None:
         with _lock:
             _queued.append((task, args))
         return
-    timer = threading.Timer(delay, _run, (task, args))
+    _start_timer(delay, (task, args))
+
+
+def _start_timer(delay: float, arguments: tuple) -> None:
+    timer = threading.Timer(delay, _run, arguments)
     timer.daemon = True
     with _lock:
         _timers[:] = [t for t in _timers if t.is_alive()] + [timer]
     timer.start()
 
 
-def _run(task: Any, args: tuple) -> None:
+# A job that fails because the database cannot be reached is started again later, as a worker's
+# retry would (Celery's eager retries run at once, all inside the outage): after 1, 2, 4 … seconds,
+# at most a minute apart, for about ten minutes.
+RETRY_DELAYS = [min(2**n, 60) for n in range(15)]
+
+
+def _run(task: Any, args: tuple, attempt: int = 0) -> None:
     try:
         task.apply(args, throw=True)
+    except (OperationalError, InterfaceError, Retry):  # Retry: the task's own autoretry, eager
+        if attempt < len(RETRY_DELAYS):
+            logger.warning("embedded job %s%s: database unavailable, retrying", task.name, args)
+            _start_timer(RETRY_DELAYS[attempt], (task, args, attempt + 1))
+        else:
+            logger.exception("embedded job %s%s failed: the database stayed unavailable", task.name, args)
     except Exception:  # the job's row already says it failed; a thread has no one else to tell
         logger.exception("embedded job %s%s failed", task.name, args)
     finally:

@@ -159,6 +159,23 @@ def kappa_figure(versions: Sequence[str], series: Mapping[str, Sequence[Estimate
     return figure
 
 
+def scatter_figure(points: Sequence[tuple[str, float, float]], x_label: str, y_label: str, labelled: bool):
+    """One point per ``(label, x, y)``, labelled when there are few (systems), with the least-squares line."""
+    figure, axes = plt.subplots(figsize=(5, 4))
+    xs = np.array([p[1] for p in points], dtype=float)
+    ys = np.array([p[2] for p in points], dtype=float)
+    axes.plot(xs, ys, "o", markersize=5 if labelled else 2, alpha=1.0 if labelled else 0.5)
+    if labelled:
+        for label, x, y in points:
+            axes.annotate(label, (x, y), textcoords="offset points", xytext=(4, 3), fontsize="small")
+    if len(points) >= 2 and np.ptp(xs) > 0:
+        slope, intercept = np.polyfit(xs, ys, 1)
+        line = np.array([xs.min(), xs.max()])
+        axes.plot(line, slope * line + intercept, linestyle=":", color="grey")
+    axes.set(xlabel=x_label, ylabel=y_label)
+    return figure
+
+
 def render(figure, image_format: str = "png") -> bytes:
     """The figure as PNG or SVG bytes; the figure is closed."""
     return _render(figure, image_format)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+import django_filters
 from django.db.models import Count
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -21,10 +22,13 @@ from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from annotation.importing import ImportProblem
+from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
 from annotation.serializers import StrictSerializer
 from cranfield.parsers import DepthLimitedJSONParser
+from cranfield.renderers import CsvRenderer, PlainTextRenderer, with_downloads
 from evaluation.collection import ImportFailed, import_from_body
+from evaluation.collection_api import ProjectList
 from evaluation.models import Evaluation, ExternalQrels, Run, RunScore
 from evaluation.serializers import ImportSummarySerializer
 
@@ -110,18 +114,27 @@ class ExternalQrelsInSerializer(StrictSerializer):
     qrels = serializers.CharField(trim_whitespace=False, help_text="TREC qrels text: topic iter docno rel")
 
 
-class RunListView(APIView):
-    """The project's runs (GET); add runs (POST ``{"runs": [text, …], "pool_depth", "pool_budget",
-    "run_group", "dry_run"}``): only new pairs become items; a dry run (200) counts them first."""
+class RunFilter(django_filters.FilterSet):
+    tag = django_filters.CharFilter(help_text="the run's tag, exactly")
+    group = django_filters.CharFilter(help_text="the team's group name, exactly")
 
-    permission_classes = [IsResearcher]
+    class Meta:
+        model = Run
+        fields: list[str] = []
+
+
+class RunListView(ProjectList):
+    """The project's runs by tag (GET, paginated, filtered); add runs (POST ``{"runs": [text, …],
+    "pool_depth", "pool_budget", "run_group", "dry_run"}``): only new pairs become items; a dry run
+    (200) counts them first."""
+
+    model = Run
+    serializer_class = RunSerializer
+    filterset_class = RunFilter
     parser_classes = [DepthLimitedJSONParser]
 
-    @extend_schema(responses={200: RunSerializer(many=True)})
-    def get(self, request: Request, project_pk: int) -> Response:
-        project = owned_project(request.user, project_pk)
-        rows = project.runs.annotate(entries_count=Count("entries")).order_by("tag")
-        return Response(RunSerializer(rows, many=True, context={"request": request}).data)
+    def rows(self, project: Project):
+        return project.runs.annotate(entries_count=Count("entries")).order_by("tag")
 
     @extend_schema(
         request=OpenApiTypes.OBJECT, responses={201: ImportSummarySerializer, 200: ImportSummarySerializer}
@@ -158,6 +171,7 @@ class RunTrecView(APIView):
     """The run as a TREC run file (``qid Q0 docno rank score tag``, in trec_eval's order)."""
 
     permission_classes = [IsResearcher]
+    renderer_classes = with_downloads(PlainTextRenderer)
 
     @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR})
     def get(self, request: Request, project_pk: int, pk: int) -> HttpResponse:
@@ -166,18 +180,36 @@ class RunTrecView(APIView):
         return HttpResponse(run_file(run), content_type="text/plain; charset=utf-8")
 
 
-class EvaluationListView(APIView):
-    """Evaluations, newest first (GET); request one (POST): 202 with the job, a new one or the one of
-    the same ground truth and settings still waiting. Follow its ``progress`` at its URL."""
+class EvaluationFilter(django_filters.FilterSet):
+    status = django_filters.ChoiceFilter(choices=Evaluation.Status.choices)
+    snapshot = django_filters.NumberFilter(
+        field_name="snapshot__version", min_value=1, max_value=2**31 - 1, help_text="the snapshot's version"
+    )
+    external_qrels = django_filters.CharFilter(
+        field_name="external_qrels__name", help_text="the external qrels' name"
+    )
 
-    permission_classes = [IsResearcher]
+    class Meta:
+        model = Evaluation
+        fields: list[str] = []
+
+
+class EvaluationListView(ProjectList):
+    """Evaluations, newest first (GET, paginated, filtered); request one (POST): 202 with the job, a
+    new one or the one of the same ground truth and settings still waiting. Follow its ``progress`` at
+    its URL."""
+
+    model = Evaluation
+    serializer_class = EvaluationSerializer
+    filterset_class = EvaluationFilter
     parser_classes = [DepthLimitedJSONParser]
 
-    @extend_schema(responses={200: EvaluationSerializer(many=True)})
-    def get(self, request: Request, project_pk: int) -> Response:
-        project = owned_project(request.user, project_pk)
-        rows = project.evaluations.select_related("snapshot", "external_qrels").defer("variant_qrels")[:100]
-        return Response(EvaluationSerializer(rows, many=True, context={"request": request}).data)
+    def rows(self, project: Project):
+        return (
+            project.evaluations.select_related("snapshot", "external_qrels")
+            .defer("variant_qrels")
+            .order_by("-pk")
+        )
 
     @extend_schema(request=EvaluationRequestSerializer, responses={202: EvaluationSerializer})
     def post(self, request: Request, project_pk: int) -> Response:
@@ -218,8 +250,17 @@ class LeaderboardView(APIView):
     (paired test over topics, corrected for the number of pairs). 409 while the job runs."""
 
     permission_classes = [IsResearcher]
+    renderer_classes = with_downloads(CsvRenderer, PlainTextRenderer)
 
-    @extend_schema(parameters=BOARD_PARAMETERS, responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        parameters=BOARD_PARAMETERS,
+        responses={
+            (200, "application/json"): OpenApiTypes.OBJECT,
+            (200, "text/csv"): OpenApiTypes.STR,
+            (200, "text/plain"): OpenApiTypes.STR,  # ?as=trec: trec_eval's layout
+            (409, "application/json"): OpenApiResponse(description="the evaluation is not done yet"),
+        },
+    )
     def get(self, request: Request, project_pk: int, pk: int):
         project = owned_project(request.user, project_pk)
         evaluation = get_object_or_404(
@@ -234,7 +275,9 @@ class LeaderboardView(APIView):
                 },
                 status=status.HTTP_409_CONFLICT,
             )
-        layout = request.query_params.get("as", "json")
+        # ?as=, else what the client accepts (text/csv: csv, text/plain: trec_eval's layout), else JSON.
+        accepted = {"csv": "csv", "txt": "trec"}.get(request.accepted_renderer.format, "json")
+        layout = request.query_params.get("as") or accepted
         if layout == "trec":
             return HttpResponse(trec_eval_text(evaluation), content_type="text/plain; charset=utf-8")
         if layout not in {"json", "csv"}:
@@ -275,17 +318,16 @@ class RunTopicsView(APIView):
         )
 
 
-class ExternalQrelsView(APIView):
-    """External qrels of the project (GET); import one (POST ``{"name", "qrels"}``): 201, and the runs
-    are scored against it."""
+class ExternalQrelsView(ProjectList):
+    """External qrels of the project (GET, paginated); import one (POST ``{"name", "qrels"}``): 201,
+    and the runs are scored against it."""
 
-    permission_classes = [IsResearcher]
+    model = ExternalQrels
+    serializer_class = ExternalQrelsSerializer
     parser_classes = [DepthLimitedJSONParser]
 
-    @extend_schema(responses={200: ExternalQrelsSerializer(many=True)})
-    def get(self, request: Request, project_pk: int) -> Response:
-        project = owned_project(request.user, project_pk)
-        return Response(ExternalQrelsSerializer(project.external_qrels.all(), many=True).data)
+    def rows(self, project: Project):
+        return project.external_qrels.order_by("pk")
 
     @extend_schema(request=ExternalQrelsInSerializer, responses={201: ExternalQrelsSerializer})
     def post(self, request: Request, project_pk: int) -> Response:

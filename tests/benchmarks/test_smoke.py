@@ -100,3 +100,30 @@ def test_leaderboard_benchmark_quick_mode_runs_a_real_worker(redis_url):
     assert "os.cpu_count() " in result.stdout
     assert re.search(r"\| evaluation job, 1 worker process \| [\d.]+ \|", result.stdout), result.stdout
     assert "pytrec_eval ÷ ours" in result.stdout
+
+
+def test_imports_benchmark_quick_mode_runs_jobs_through_a_real_worker(redis_url):
+    """The import-job benchmark on a small scale: its own database, gunicorn, a real Celery worker,
+    a collection and a run each imported by one API call, then the bundle out and back in."""
+    url = own_database("importsmoke", "the imports benchmark")
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(PROJECT_DIR / "benchmarks" / "bench_imports.py"),
+            "--quick",
+            "--database-url",
+            url,
+            "--redis-url",
+            redis_url.rsplit("/", 1)[0] + "/8",  # its own Redis db, as the leaderboard benchmark's
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PROJECT_DIR,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "os.cpu_count() " in result.stdout
+    assert re.search(
+        r"\| 2,000 documents, 20 topics \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|", result.stdout
+    )
+    assert "imported as a new project in" in result.stdout

@@ -261,13 +261,23 @@ def every_method(labels):
 def test_our_best_method_is_at_least_as_accurate_as_crowd_kits_best(data_set, name):
     labels, gold = load(data_set, name)
     data = encode(labels)
-    ours = {method: accuracy(result.labels, gold) for method, result in every_method(data).items()}
+    results = every_method(data)
+    ours = {method: accuracy(result.labels, gold) for method, result in results.items()}
     ours["gold-dawid-skene"] = cross_fitted_gold_dawid_skene(data, gold, FOLDS_PRIMARY)
     # crowd-kit's figures are recorded to 4 places: compare at 4 places.
     assert round(max(ours.values()), 4) >= max(CROWD_KIT[name].values()), (name, ours, CROWD_KIT[name])
     assert set(ours) == set(OURS[name])
+    known_items = set(data.items)
+    scored = [item for item in gold if item in known_items]
     for method, expected in OURS[name].items():
-        assert round(ours[method], 4) == expected, (name, method, ours[method])
+        # An item the method calls within 0.01 of an even split goes either way with the order of
+        # floating-point sums (GLAD's item 1623 on RTE, 0.503, flips with the CPU or the row order):
+        # each such item may move the accuracy by one item, no more. Exact ties (0.5) follow a fixed
+        # rule and are not excused.
+        confidence = results[method].confidence if method in results else {}
+        near = [item for item in scored if 0.5 < confidence.get(item, 0.5) < 0.51]
+        slack = len(near) / len(scored) + 5e-5
+        assert abs(ours[method] - expected) <= slack, (name, method, ours[method], near)
 
 
 @pytest.mark.parametrize("folds", [2, 10])

@@ -30,7 +30,7 @@ from annotation.assignment import claim_next_task
 from annotation.permissions import RESEARCHERS_GROUP
 from evaluation.ground_truth import embedded
 from evaluation.ground_truth.build import build_snapshot
-from evaluation.models import GroundTruthJob
+from evaluation.models import GroundTruthJob, ImportJob, TextEvaluation
 from evaluation.scoring.jobs import request_evaluation
 from tests.annotation.factories import make_project
 from tests.scoring.conftest import judge_everything
@@ -43,12 +43,16 @@ ANNOTATOR_PAGES = re.compile(
     r"^projects/<project_id>/(judge/|next/|history/|qualification/|assignments/<assignment_id>/\w+/"
     r"|judgements/<judgement_id>/edit/)$"
 )
+# A researcher's own objects outside any project: their import jobs answer only whoever sent them.
+OWN_OBJECT_URL = re.compile(r"^api/import-jobs/<pk>/$")
+# Any researcher may send a bundle (it becomes a project of theirs); no one else.
+RESEARCHER_URLS = {"api/bundles/"}
 PROJECT_URL = re.compile(r"^(api/)?projects/<(project_id|project_pk|pk)>")
 FORMATS = {"ground-truth/v<version>/": "qrels", "plots/": "png", "judgements.": "csv"}
 # Owner URLs that may rightly answer 404 in this relevance project: what they ask for is not in it.
 NOT_HERE = {"/ratings/": "a relevance project has no rating summaries"}
 # Query strings some URLs need to answer their owner at all.
-QUERIES = {"/diff/": "?against=1"}
+QUERIES = {"/diff/": "?against=1", "scatter": "?metric=rouge1&dimension=quality"}
 ROLES = ("anonymous", "other annotator", "annotator", "other researcher", "owner", "admin")
 
 
@@ -113,6 +117,15 @@ def world(django_user_model, researcher, annotators, django_capture_on_commit_ca
         "runs/<pk>": project.runs.first().pk,
         "evaluations/<pk>": evaluation.pk,
         "jobs/<pk>": GroundTruthJob.objects.filter(project=project).first().pk,
+        "text-evaluations/<pk>": TextEvaluation.objects.create(project=project, status="done").pk,
+        "import-jobs/<pk>": ImportJob.objects.create(
+            kind="collection",
+            requested_by=researcher,
+            project=project,
+            body=b"",
+            body_bytes=2,
+            body_sha256="",
+        ).pk,
     }
     users = {
         "anonymous": None,
@@ -130,16 +143,19 @@ def url_for(route: str, values: dict, pks: dict) -> str:
         name = match.group(1)
         if name == "pk":
             before = route[: match.start()]
-            kind = next((k for k in pks if before.endswith(k.split("<")[0])), None)
+            kind = next(
+                (k for k in sorted(pks, key=len, reverse=True) if before.endswith(k.split("<")[0])), None
+            )
             assert kind is not None, f"{route}: which object's pk is <pk>? add it to the access matrix"
             return str(pks[kind])
         if name == "fmt":  # the one per URL family that knows its formats
-            return {"ground-truth/v<version>/": "qrels", "plots/": "png", "judgements.": "csv"}.get(
-                next(
-                    (key for key in ("ground-truth/v<version>/", "plots/", "judgements.") if key in route), ""
-                ),
-                "csv",
-            )
+            formats = {
+                "ground-truth/v<version>/": "qrels",
+                "plots/": "png",
+                "judgements.": "csv",
+                "scatter.": "svg",
+            }
+            return formats.get(next((key for key in formats if key in route), ""), "csv")
         if name == "kind" and "ground-truth" in route:
             return "qrels"
         assert name in values, f"{route}: no value for <{name}>; add it to the access matrix"
@@ -173,7 +189,11 @@ def problems_with(route: str, role: str, method: str, status: int, location: str
             return None if login else "anonymous not sent to log in"
         # Not one of the project's annotators: refused, or sent elsewhere with a message.
         return None if status in {302, 403, 404, 405} else f"{role} let in"
-    if not PROJECT_URL.match(route):
+    if route in RESEARCHER_URLS:
+        if role in {"owner", "other researcher", "admin"}:
+            return "a researcher is refused" if status in {401, 403, 404} else None
+        return None if status in {401, 403} or login else f"{role} let in"
+    if not PROJECT_URL.match(route) and not OWN_OBJECT_URL.match(route):
         return "no rule covers this URL: add it to the access matrix"
     if role == "owner":
         if status == 404 and any(part in route for part in NOT_HERE):
@@ -217,3 +237,18 @@ def test_the_rules_catch_what_they_must():
     )
     assert "no rule covers" in problems_with("reports/<id>/", "owner", "GET", 200, "")
     assert problems_with(route, "anonymous", "GET", 302, "/accounts/login/?next=/") is None
+
+
+def test_every_operation_of_the_schema_is_in_the_matrix():
+    """The matrix is generated from the URLconf; this holds the OpenAPI schema to it too, so an
+    operation documented but served from somewhere the walk above does not reach is caught."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    # drf-spectacular writes a primary key ``{id}`` where the URLconf says ``<pk>``.
+    walked = {re.sub(r"\.?<format>", "", route).replace("<id>", "<pk>") for route, _ in routes()}
+    documented = {
+        re.sub(r"\{(\w+)\}", r"<\1>", path).lstrip("/").replace("<id>", "<pk>") for path in schema["paths"]
+    }
+    assert len(documented) > 30
+    assert documented <= walked, sorted(documented - walked)

@@ -79,3 +79,32 @@ def test_only_the_owner_sees_it(client, outsider_researcher, rated):
     project, _ = rated
     client.force_login(outsider_researcher)
     assert client.get(reverse("systems-page", args=[project.pk])).status_code == 404
+
+
+def test_alpha_per_dimension_interval_and_ordinal_equals_the_krippendorff_package(client, researcher, rated):
+    """Both alphas of every dimension, as the ``krippendorff`` package computes them on the same
+    annotator × item table, on the page's footer."""
+    import krippendorff
+    import numpy as np
+
+    from annotation.models import Judgement
+
+    project, snapshot = rated
+    judgements = list(
+        Judgement.objects.filter(project=project).values_list("annotator_id", "task_id", "answer")
+    )
+    annotators = sorted({a for a, _, _ in judgements})
+    tasks = sorted({t for _, t, _ in judgements})
+    client.force_login(researcher)
+    text = client.get(reverse("systems-page", args=[project.pk])).content.decode()
+    assert "(interval)" in text and "(ordinal)" in text
+    for dimension in ("quality", "coherence"):
+        table = np.full((len(annotators), len(tasks)), np.nan)
+        for annotator, task, answer in judgements:
+            table[annotators.index(annotator), tasks.index(task)] = answer["scores"][dimension]
+        figures = snapshot.agreement["dimensions"][dimension]
+        for level, key in (("interval", "krippendorff_alpha"), ("ordinal", "krippendorff_alpha_ordinal")):
+            expected = krippendorff.alpha(
+                reliability_data=table, level_of_measurement=level, value_domain=[1, 2, 3, 4, 5]
+            )
+            assert figures[key] == pytest.approx(expected, abs=1e-9), (dimension, level)

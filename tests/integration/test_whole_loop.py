@@ -123,7 +123,7 @@ def test_import_judge_aggregate_and_export_through_the_real_services(
     # `cranfield trec-eval -c -m all_trec` prints for the exported qrels and the downloaded runs.
     deadline = time.monotonic() + 90
     while True:
-        evaluations = api.get(f"{base}/api/projects/{project_id}/evaluations/").json()
+        evaluations = api.get(f"{base}/api/projects/{project_id}/evaluations/").json()["results"]
         done = [e for e in evaluations if e["snapshot_version"] == latest.version and e["status"] == "done"]
         if done:
             break
@@ -136,7 +136,7 @@ def test_import_judge_aggregate_and_export_through_the_real_services(
     }
     qrels_file = tmp_path / "crowd.qrels"
     qrels_file.write_text(qrels.text)
-    for run in api.get(f"{base}/api/projects/{project_id}/runs/").json():
+    for run in api.get(f"{base}/api/projects/{project_id}/runs/").json()["results"]:
         run_file = tmp_path / f"{run['tag']}.run"
         run_file.write_text(api.get(run["download"]).text)
         printed = subprocess.run(

@@ -143,8 +143,10 @@ def test_runs_added_over_the_api_are_pooled_and_scored(
     newest = project.evaluations.order_by("-pk").first()
     assert newest.status == Evaluation.Status.DONE and newest.run_count == 3
     listed = client.get(reverse("runs-api", args=[project.pk])).json()
-    assert [run["tag"] for run in listed] == ["runA", "runB", "runC"]
-    assert client.get(listed[2]["download"]).content.decode().startswith("401 Q0 d5 1 ")
+    assert listed["count"] == 3 and [run["tag"] for run in listed["results"]] == ["runA", "runB", "runC"]
+    assert client.get(listed["results"][2]["download"]).content.decode().startswith("401 Q0 d5 1 ")
+    only_c = client.get(reverse("runs-api", args=[project.pk]), {"tag": "runC", "page_size": 1}).json()
+    assert [run["tag"] for run in only_c["results"]] == ["runC"]
 
 
 def test_external_qrels_are_imported_scored_and_compared(
@@ -187,3 +189,11 @@ def test_an_evaluation_is_requested_over_the_api(scored, researcher, django_capt
     assert nope.status_code == 400 and "ground_truth" in nope.json()
     extra = api(researcher).post(endpoint, {"colour": "red"}, format="json")
     assert extra.status_code == 400
+    # Listed newest first, paginated, filtered by status and by ground truth.
+    listed = api(researcher).get(endpoint, {"page_size": 1}).json()
+    assert listed["count"] == 2 and listed["next"] and listed["results"][0]["id"] == response.json()["id"]
+    query = {"snapshot": scored.snapshot.version, "status": "done"}
+    by_snapshot = api(researcher).get(endpoint, query).json()
+    assert by_snapshot["count"] == 2
+    assert api(researcher).get(endpoint, {"external_qrels": "official"}).json()["count"] == 0
+    assert api(researcher).get(endpoint, {"status": "sleeping"}).status_code == 400

@@ -1,0 +1,166 @@
+"""Text outputs scored and set against ratings: 20 systems × 1,000 inputs × 4 references.
+
+    .venv/bin/python benchmarks/bench_text.py           # the issue's size (several minutes)
+    .venv/bin/python benchmarks/bench_text.py --quick   # 4 systems × 30 inputs (a smoke run)
+
+Texts are sentences of real summaries (``bench_rouge.sentences``: ROUGE-1.5.5's SL2003 sample and
+DialSummEval's summaries when ``../shared/data`` has them, else the shipped demo's Cranfield
+abstracts). Each input gets 4 references of 2–4 sentences; each system copies a share of one
+reference's sentences (its skill) and fills the rest from the pool; simulated ratings on 4 dimensions
+follow the skill with noise.
+
+In one process, on the same outputs, each timed once (the machine is shared: read the ratios):
+
+1. every metric of ``metrics.text_scores`` (ROUGE-1/2/L/Lsum/W/SU4, BLEU, chrF, TER, WER) on every
+   output — what a text evaluation job computes;
+2. ROUGE-1/2/L/Lsum stemmed, best of the 4 references: ours (``RougeScorer``) against rouge-score's
+   ``score_multi``, after checking they agree on every output;
+3. the meta-evaluation's matrix (10 metrics × 4 dimensions × 3 levels × 3 methods, no intervals):
+   ours (``meta_evaluation.level_correlation``) against the same numbers by pandas group-bys and SciPy,
+   after checking they agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PROJECT_DIR))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import pandas as pd  # noqa: E402
+from bench_rouge import sentences  # noqa: E402
+from rouge_score import rouge_scorer  # noqa: E402
+from scipy import stats  # noqa: E402
+
+from evaluation.metrics.meta_evaluation import LEVELS, METHODS, level_correlation, paired  # noqa: E402
+from evaluation.metrics.rouge import RougeScorer  # noqa: E402
+from evaluation.metrics.text_scores import METRICS, Output, score_outputs  # noqa: E402
+
+DIMENSIONS = ("relevance", "consistency", "fluency", "coherence")
+SCIPY = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
+
+
+def campaign(systems: int, inputs: int, references: int, seed: int = 0):
+    pool, source = sentences()
+    rng = random.Random(seed)
+    refs = {
+        f"in{i}": [" ".join(rng.sample(pool, rng.randint(2, 4))) for _ in range(references)]
+        for i in range(inputs)
+    }
+    skills = {f"system{s:02d}": (s + 1) / (systems + 1) for s in range(systems)}
+    outputs, ratings = [], {d: [] for d in DIMENSIONS}
+    for system, skill in skills.items():
+        for input_id, texts in refs.items():
+            base = texts[rng.randrange(references)].split(". ")
+            words = [part if rng.random() < skill else rng.choice(pool) for part in base]
+            outputs.append(Output(system, input_id, ". ".join(words)))
+            for dimension in DIMENSIONS:
+                rating = min(5.0, max(1.0, 1 + 4 * skill + rng.gauss(0, 0.8)))
+                ratings[dimension].append((system, input_id, rating))
+    return outputs, refs, ratings, source
+
+
+def timed(function):
+    started = time.perf_counter()
+    value = function()
+    return value, time.perf_counter() - started
+
+
+def scipy_matrix(metric_rows, human_rows) -> dict:
+    """The same correlations with pandas group-bys and SciPy, written from the definitions."""
+    frame = pd.DataFrame(metric_rows, columns=["system", "input", "metric"]).merge(
+        pd.DataFrame(human_rows, columns=["system", "input", "human"]), on=["system", "input"]
+    )
+    out = {}
+    for method, function in SCIPY.items():
+        out[("global", method)] = function(frame["metric"], frame["human"]).statistic
+        means = frame.groupby("system")[["metric", "human"]].mean()
+        out[("system", method)] = function(means["metric"], means["human"]).statistic
+        per_input = [function(g["metric"], g["human"]).statistic for _, g in frame.groupby("input")]
+        out[("summary", method)] = float(pd.Series(per_input).mean())
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--systems", type=int, default=20)
+    parser.add_argument("--inputs", type=int, default=1000)
+    parser.add_argument("--references", type=int, default=4)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    if args.quick:
+        args.systems, args.inputs = 4, 30
+    outputs, refs, ratings, source = campaign(args.systems, args.inputs, args.references)
+    print(f"cores: {os.cpu_count()}; load {os.getloadavg()[0]:.1f}; texts: sentences of {source}")
+    print(
+        f"{args.systems} systems × {args.inputs:,} inputs × {args.references} references = "
+        f"{len(outputs):,} outputs\n"
+    )
+
+    every, every_seconds = timed(lambda: score_outputs(outputs, refs))
+    ours_rouge = RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], stem=True)
+    kit = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=True)
+    mine, rouge_seconds = timed(lambda: [ours_rouge.score(o.text, refs[o.input]) for o in outputs])
+    theirs, kit_seconds = timed(lambda: [kit.score_multi(refs[o.input], o.text) for o in outputs])
+    worst = max(
+        abs(a[name].fmeasure - b[name].fmeasure) for a, b in zip(mine, theirs, strict=True) for name in a
+    )
+    assert worst < 1e-12, f"ROUGE differs from rouge-score by {worst}"
+    assert all(
+        every.per_output[(o.system, o.input)]["rouge1"] == m["rouge1"].fmeasure
+        for o, m in zip(outputs, mine, strict=True)
+    )
+
+    metric_rows = {m: [(s, i, v[m]) for (s, i), v in every.per_output.items()] for m in METRICS}
+
+    def ours_matrix():
+        return {
+            (m, d, level, method): level_correlation(paired(metric_rows[m], ratings[d]), level, method)
+            for m in METRICS
+            for d in DIMENSIONS
+            for level in LEVELS
+            for method in METHODS
+        }
+
+    def their_matrix():
+        found = {}
+        for m in METRICS:
+            for d in DIMENSIONS:
+                for (level, method), value in scipy_matrix(metric_rows[m], ratings[d]).items():
+                    found[(m, d, level, method)] = value
+        return found
+
+    matrix, matrix_seconds = timed(ours_matrix)
+    reference, scipy_seconds = timed(their_matrix)
+    worst = max(abs(matrix[key] - reference[key]) for key in matrix)
+    assert worst < 1e-9, f"correlations differ from SciPy's by {worst}"
+
+    rows = [
+        ("every metric on every output (ROUGE ×6, BLEU, chrF, TER, WER)", every_seconds, None),
+        (f"ROUGE-1/2/L/Lsum stemmed, best of {args.references}: rouge-score", rouge_seconds, kit_seconds),
+        (
+            f"meta-evaluation matrix ({len(matrix):,} correlations): pandas + SciPy",
+            matrix_seconds,
+            scipy_seconds,
+        ),
+    ]
+    print("| step | ours (s) | peer (s) | peer / ours |")
+    print("| --- | --- | --- | --- |")
+    for label, ours, peer in rows:
+        cells = f"{ours:.1f} | {peer:.1f} | {peer / ours:.2f}" if peer is not None else f"{ours:.1f} | — | —"
+        print(f"| {label} | {cells} |")
+    best = max(METRICS, key=lambda m: matrix[(m, "relevance", "system", "kendall")])
+    print(f"\nchecks: ROUGE equals rouge-score's on all {len(outputs):,} outputs; "
+          f"{len(matrix):,} correlations equal SciPy's;")  # fmt: skip
+    kendall = matrix[(best, "relevance", "system", "kendall")]
+    print(f"system-level Kendall with relevance, best metric: {best} {kendall:.3f}")
+
+
+if __name__ == "__main__":
+    main()

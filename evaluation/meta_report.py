@@ -1,0 +1,156 @@
+"""The meta-evaluation of a text project: how far each automatic metric agrees with each human
+dimension, from a done text evaluation (the metrics per output) and the newest ground-truth snapshot
+(each output's mean rating per dimension). The numbers are ``metrics.meta_evaluation``'s; this
+module only reads them out of the database.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .ground_truth.downloads import rating_summary
+from .metrics.meta_evaluation import (
+    LEVELS,
+    METHODS,
+    Record,
+    correlations,
+    level_correlation,
+    paired,
+    pairwise_accuracy,
+    system_means,
+)
+from .metrics.text_scores import LOWER_IS_BETTER, METRICS
+from .models import GroundTruthSnapshot, TextEvaluation
+
+
+class ReportProblem(ValueError):
+    """What is missing for a meta-evaluation (the message says it); ``field`` names the parameter
+    at fault, or is empty when the data is not there yet."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def metric_records(evaluation: TextEvaluation) -> dict[str, list[Record]]:
+    records: dict[str, list[Record]] = {metric: [] for metric in METRICS}
+    for system, input_id, scores in evaluation.outputs.values_list("system_id", "input_id", "scores"):
+        for metric in METRICS:
+            records[metric].append((system, input_id, scores[metric]))
+    return records
+
+
+def human_records(snapshot: GroundTruthSnapshot) -> dict[str, list[Record]]:
+    summary = rating_summary(snapshot)
+    records: dict[str, list[Record]] = {dimension: [] for dimension in summary["dimensions"]}
+    for item in summary["items"]:
+        if not (item["system"] and item["input"]):
+            continue
+        for dimension, figures in item["scores"].items():
+            records[dimension].append((item["system"], item["input"], figures["mean"]))
+    return records
+
+
+def report_inputs(
+    evaluation: TextEvaluation,
+) -> tuple[dict[str, list[Record]], dict[str, list[Record]], GroundTruthSnapshot]:
+    if evaluation.status != TextEvaluation.Status.DONE:
+        raise ReportProblem(f"the text evaluation is {evaluation.status}; the report exists once it is done")
+    snapshot = evaluation.project.snapshots.order_by("-version").first()
+    if snapshot is None or not evaluation.project.is_rating:
+        raise ReportProblem(
+            "no ratings yet: a meta-evaluation needs a rating project's ground-truth snapshot"
+        )
+    humans = {d: r for d, r in human_records(snapshot).items() if r}
+    if not humans:
+        raise ReportProblem("no rated output names its system and input")
+    return metric_records(evaluation), humans, snapshot
+
+
+def correlation_matrix(evaluation: TextEvaluation, level: str = "system", method: str = "kendall") -> dict:
+    """``{"metrics", "dimensions", "cells": {metric: {dimension: {"value", "n", "accuracy"}}},
+    "snapshot"}``: the correlation at ``level`` by ``method`` of every metric with every dimension
+    (no interval: ``scatter`` gives one pair's), and each pair's pairwise system-ranking accuracy
+    (for TER and WER, lower is better, so their sign is flipped for the accuracy)."""
+    if level not in LEVELS or method not in METHODS:
+        field = "level" if level not in LEVELS else "method"
+        raise ReportProblem(
+            f"must be one of {', '.join(LEVELS if field == 'level' else METHODS)}", field=field
+        )
+    metrics, humans, snapshot = report_inputs(evaluation)
+    cells: dict[str, dict[str, dict]] = {}
+    for metric, metric_rows in metrics.items():
+        sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
+        metric_means = {s: sign * v for s, v in system_means(metric_rows).items()}
+        for dimension, human_rows in humans.items():
+            pairs = paired(metric_rows, human_rows)
+            value = level_correlation(pairs, level, method) if len(pairs) >= 2 else math.nan
+            try:
+                accuracy = pairwise_accuracy(metric_means, system_means(human_rows))
+            except ValueError:  # the humans tell no two systems apart
+                accuracy = math.nan
+            cells.setdefault(metric, {})[dimension] = {
+                "value": finite(value),
+                "n": _size(pairs, level),
+                "accuracy": finite(accuracy),
+            }
+    return {
+        "level": level,
+        "method": method,
+        "metrics": list(metrics),
+        "dimensions": list(humans),
+        "cells": cells,
+        "snapshot": snapshot.version,
+        "signatures": evaluation.signatures,
+    }
+
+
+# Bootstrap resamples of the inputs for one pair's intervals: enough for a 95% percentile interval
+# to two decimals, and fast enough for a page (every level × method, 100 inputs: a few seconds).
+SCATTER_RESAMPLES = 200
+
+
+def scatter(
+    evaluation: TextEvaluation,
+    metric: str,
+    dimension: str,
+    level: str = "system",
+    resamples: int = SCATTER_RESAMPLES,
+) -> dict:
+    """One metric against one dimension: the points at ``level`` (per system: the means; otherwise
+    every output) and every method's correlation at every level with a bootstrap interval over inputs."""
+    metrics, humans, snapshot = report_inputs(evaluation)
+    if metric not in metrics or dimension not in humans:
+        raise ReportProblem(f"choose a dimension of {', '.join(humans)}", field="dimension")
+    pairs = paired(metrics[metric], humans[dimension])
+    if level == "system":
+        metric_means, human_means = system_means(metrics[metric]), system_means(humans[dimension])
+        points = [
+            {"label": s, "x": metric_means[s], "y": human_means[s]}
+            for s in sorted(set(metric_means) & set(human_means))
+        ]
+    else:
+        points = [{"label": f"{s} / {i}", "x": m, "y": h} for (s, i), (m, h) in sorted(pairs.items())]
+    found = correlations(metrics[metric], humans[dimension], resamples=resamples)
+    return {
+        "metric": metric,
+        "dimension": dimension,
+        "level": level,
+        "points": points,
+        "correlations": [{k: finite(v) for k, v in vars(c).items()} for c in found],
+        "snapshot": snapshot.version,
+        "signature": evaluation.signatures.get(metric, ""),
+    }
+
+
+def finite(value):
+    """NaN (a constant side, too few points) as None: JSON has no NaN."""
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def _size(pairs: dict, level: str) -> int:
+    if level == "global":
+        return len(pairs)
+    if level == "system":
+        return len({system for system, _ in pairs})
+    return len({input_id for _, input_id in pairs})

@@ -1,0 +1,116 @@
+"""Every text output scored against its input's references, per output and per system (pure).
+
+An *output* is one system's text for one input (a summary of a document, a translation of a
+sentence, a transcript of a recording); its input has one or more reference texts. Each output gets
+
+- ROUGE-1, -2, -L, -Lsum, -W and -SU4 F-measures (``metrics.rouge``: rouge-score's tokeniser, Porter
+  stemming, and the chosen multi-reference mode: ``max``, rouge-score's best reference; ``pooled``,
+  ROUGE-1.5.5's; ``jackknife``);
+- sentence BLEU (effective order), chrF and TER against all its references (sacrebleu), 0–100;
+- WER against its closest reference (jiwer; the lowest over the references, as a transcript is
+  judged against the nearest acceptable one).
+
+A system's score on a metric is the mean over its outputs (each input weighs the same, as in the
+summary-level correlations of ``meta_evaluation``). Every metric keeps the signature of how it was
+computed, so a stored number says what produced it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from typing import Any
+
+import sacrebleu
+
+from .rouge import RougeScorer
+from .wer import word_errors
+
+ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum", "rougeW", "rougeSU4")
+METRICS = (*ROUGE_TYPES, "bleu", "chrf", "ter", "wer")
+# Lower is better for these; a correlation with human quality is expected to be negative.
+LOWER_IS_BETTER = frozenset({"ter", "wer"})
+
+
+@dataclass(frozen=True)
+class Output:
+    system: str
+    input: str
+    text: str
+
+
+@dataclass
+class TextScores:
+    """``per_output[(system, input)][metric]``, ``per_system[system][metric]`` (means), the
+    ``signatures`` of every metric, and the outputs that could not be scored (their input has no
+    reference) in ``unscored``."""
+
+    per_output: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
+    per_system: dict[str, dict[str, float]] = field(default_factory=dict)
+    signatures: dict[str, str] = field(default_factory=dict)
+    unscored: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _sacrebleu_metrics() -> dict[str, Any]:
+    # BLEU as ``bleu.sentence_bleu`` computes it (13a, exp smoothing, effective order), built once.
+    return {
+        "bleu": sacrebleu.BLEU(tokenize="13a", smooth_method="exp", effective_order=True),
+        "chrf": sacrebleu.CHRF(),
+        "ter": sacrebleu.TER(),
+    }
+
+
+def signatures(
+    rouge_multi_ref: str = "max", stem: bool = True, references_per_input: set[int] | None = None
+) -> dict[str, str]:
+    """The signature of each metric with these settings; sacrebleu's say how many references each
+    input had (``nrefs:4``, or ``nrefs:var`` when it varies)."""
+    rouge = RougeScorer(ROUGE_TYPES, stem=stem, multi_ref=rouge_multi_ref).signature
+    counts = references_per_input or {1}
+    nrefs = f"nrefs:{next(iter(counts))}" if len(counts) == 1 else "nrefs:var"
+    named = {name: f"{name}|{rouge}" for name in ROUGE_TYPES}
+    for name, metric in _sacrebleu_metrics().items():
+        metric.sentence_score("a", ["a"])  # sacrebleu names a metric's settings once it has scored
+        named[name] = re.sub(r"nrefs:\w+", nrefs, str(metric.get_signature()))
+    named["wer"] = f"wer|jiwer|closest-reference|version:{version('jiwer')}"
+    return named
+
+
+def score_outputs(
+    outputs: Iterable[Output],
+    references: Mapping[str, Sequence[str]],
+    *,
+    rouge_multi_ref: str = "max",
+    stem: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> TextScores:
+    """Score every output against ``references[output.input]`` (see the module docstring)."""
+    rouge = RougeScorer(ROUGE_TYPES, stem=stem, multi_ref=rouge_multi_ref)
+    sacrebleu_metrics = _sacrebleu_metrics()
+    result = TextScores()
+    counts: set[int] = set()
+    by_system: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for done, output in enumerate(outputs, start=1):
+        texts = [text for text in references.get(output.input, ()) if text.strip()]
+        key = (output.system, output.input)
+        if key in result.per_output:
+            raise ValueError(f"system {output.system!r} has two outputs for input {output.input!r}")
+        if not texts:
+            result.unscored.append(key)
+            continue
+        counts.add(len(texts))
+        values = {name: s.fmeasure for name, s in rouge.score(output.text, texts).items()}
+        for name, metric in sacrebleu_metrics.items():
+            values[name] = metric.sentence_score(output.text, texts).score
+        values["wer"] = min(word_errors([text], [output.text]).wer for text in texts)
+        result.per_output[key] = values
+        by_system[output.system].append(values)
+        if progress is not None and done % 500 == 0:
+            progress(done)
+    result.signatures = signatures(rouge_multi_ref, stem, counts)
+    for system, rows in by_system.items():
+        result.per_system[system] = {name: sum(row[name] for row in rows) / len(rows) for name in METRICS}
+    return result

@@ -1,0 +1,199 @@
+"""Text evaluations: a text project's outputs scored against their inputs' references, as a job.
+
+The outputs are the project's items that name their system and input (``Task.system_id``,
+``input_id``; the item's document is the output's text); the references are the project's
+``Reference`` rows for each input, imported with the collection or taken in one step from a
+free-text (reference-writing) project (``references_from_free_text``). The scoring itself is
+``metrics.text_scores`` (pure); this module is the Django and Celery shell around it: request, run
+on a worker (or the embedded runner), store every output's scores and every system's means with the
+metrics' signatures, fail with the reason.
+
+Security behavior: only the project's owner requests or reads them (the API and the page check
+``owned_project``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from django.db import OperationalError, transaction
+from django.utils import timezone
+
+from annotation.models import Project, Task
+
+from .ground_truth import embedded
+from .metrics.text_scores import Output, score_outputs
+from .models import OutputScore, Reference, TextEvaluation
+
+logger = logging.getLogger(__name__)
+Status = TextEvaluation.Status
+
+
+class ReferencesProblem(ValueError):
+    """A one-step reference copy that cannot be done; the message says why."""
+
+
+def output_tasks(project: Project):
+    """The items that are outputs: they name their system and input (no gold, checks or qualification)."""
+    return (
+        Task.objects.filter(project=project, kind=Task.Kind.ITEM)
+        .exclude(system_id="")
+        .exclude(input_id="")
+        .select_related("document")
+        .order_by("system_id", "input_id", "id")
+    )
+
+
+def request_text_evaluation(
+    project: Project, *, rouge_multi_ref: str = "max", stem: bool = True
+) -> TextEvaluation:
+    """Queue a text evaluation (or join the one with the same settings still waiting)."""
+    with transaction.atomic():
+        waiting = TextEvaluation.objects.filter(
+            project=project, rouge_multi_ref=rouge_multi_ref, stem=stem, status=Status.QUEUED
+        ).first()
+        if waiting is not None:
+            return waiting
+        evaluation = TextEvaluation.objects.create(
+            project=project, rouge_multi_ref=rouge_multi_ref, stem=stem, stage="queued"
+        )
+        transaction.on_commit(lambda: send(evaluation))
+    return evaluation
+
+
+def send(evaluation: TextEvaluation) -> None:
+    if run_text_evaluation.app.conf.task_always_eager:  # the embedded default: a background thread
+        embedded.schedule_task(run_text_evaluation, (evaluation.pk,), delay=0)
+        return
+    try:
+        run_text_evaluation.delay(evaluation.pk)
+    except Exception as error:
+        logger.exception("could not queue text evaluation %s", evaluation.pk)
+        fail(evaluation.pk, f"could not be queued: {error}")
+
+
+def fail(evaluation_id: int, error: str) -> None:
+    TextEvaluation.objects.filter(pk=evaluation_id).exclude(status=Status.DONE).update(
+        status=Status.FAILED, error=error[:2000], finished_at=timezone.now()
+    )
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
+def run_text_evaluation(evaluation_id: int) -> int:
+    """Score every output (a queued job only: a redelivered message does nothing); returns how many
+    outputs were scored."""
+    claimed = TextEvaluation.objects.filter(pk=evaluation_id, status=Status.QUEUED).update(
+        status=Status.RUNNING, stage="reading outputs and references", started_at=timezone.now()
+    )
+    if not claimed:
+        return 0
+    evaluation = TextEvaluation.objects.select_related("project").get(pk=evaluation_id)
+    try:
+        return score_and_store(evaluation)
+    except OperationalError:
+        TextEvaluation.objects.filter(pk=evaluation_id).update(status=Status.QUEUED)  # retried
+        raise
+    except Exception as error:
+        logger.exception("text evaluation %s failed", evaluation_id)
+        fail(evaluation_id, f"{type(error).__name__}: {error}")
+        return 0
+
+
+def score_and_store(evaluation: TextEvaluation) -> int:
+    tasks = list(output_tasks(evaluation.project))
+    references: dict[str, list[str]] = {}
+    for input_id, text in Reference.objects.filter(project=evaluation.project).values_list(
+        "input_id", "text"
+    ):
+        references.setdefault(input_id, []).append(text)
+    outputs = [Output(task.system_id, task.input_id, task.document.text) for task in tasks]
+    total = max(len(outputs), 1)
+
+    def progress(done: int) -> None:
+        TextEvaluation.objects.filter(pk=evaluation.pk).update(
+            progress=0.95 * done / total, stage=f"scoring outputs ({done:,} of {len(outputs):,})"
+        )
+
+    result = score_outputs(
+        outputs,
+        references,
+        rouge_multi_ref=evaluation.rouge_multi_ref,
+        stem=evaluation.stem,
+        progress=progress,
+    )
+    task_of = {(task.system_id, task.input_id): task.pk for task in tasks}
+    with transaction.atomic():
+        OutputScore.objects.filter(evaluation=evaluation).delete()
+        OutputScore.objects.bulk_create(
+            [
+                OutputScore(
+                    evaluation=evaluation,
+                    task_id=task_of[key],
+                    system_id=key[0],
+                    input_id=key[1],
+                    scores=values,
+                )
+                for key, values in result.per_output.items()
+            ],
+            batch_size=2000,
+        )
+        TextEvaluation.objects.filter(pk=evaluation.pk).update(
+            status=Status.DONE,
+            stage="done",
+            progress=1.0,
+            signatures=result.signatures,
+            per_system=result.per_system,
+            output_count=len(result.per_output),
+            unscored=[list(key) for key in result.unscored],
+            finished_at=timezone.now(),
+        )
+    return len(result.per_output)
+
+
+def import_references(project: Project, references: list[dict], *, source: str = "imported") -> int:
+    """Store ``[{"input", "text", "writer"}]`` as references of ``project``; returns how many."""
+    rows = [
+        Reference(
+            project=project,
+            input_id=reference["input"],
+            text=reference["text"],
+            writer=reference.get("writer", ""),
+            source=source,
+        )
+        for reference in references
+    ]
+    Reference.objects.bulk_create(rows, batch_size=2000)
+    return len(rows)
+
+
+def references_from_free_text(source: Project, target: Project, *, replace: bool = False) -> int:
+    """Make the texts written in free-text project ``source`` the references of ``target``, in one
+    step: each current (latest-revision) text of an item becomes a reference for the item's input
+    (its ``input_id``, else its document's id), with the writer's username kept. With ``replace``,
+    the references ``target`` already had from ``source`` are removed first. Returns how many."""
+    from annotation.models import Judgement
+
+    if not source.type.is_free_text:
+        raise ReferencesProblem(f"project {source.pk} is not a free-text project: it has no written texts")
+    judgements = (
+        Judgement.objects.filter(project=source, task__kind=Task.Kind.ITEM)
+        .select_related("task__document", "annotator")
+        .order_by("task_id", "annotator__username")
+    )
+    texts = [
+        {
+            "input": judgement.task.input_id or judgement.task.document.external_id,
+            "text": judgement.answer.get("text", ""),
+            "writer": judgement.annotator.username,
+        }
+        for judgement in judgements
+        if isinstance(judgement.answer, dict) and str(judgement.answer.get("text", "")).strip()
+    ]
+    if not texts:
+        raise ReferencesProblem(f"project {source.pk} has no written texts yet")
+    label = f"free-text project {source.pk}"
+    with transaction.atomic():
+        if replace:
+            Reference.objects.filter(project=target, source=label).delete()
+        return import_references(target, texts, source=label)

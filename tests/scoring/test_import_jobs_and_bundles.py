@@ -1,0 +1,238 @@
+"""Large imports as jobs and test-collection bundles over the API: a body too large for the direct
+import gets a 413 naming the job endpoint; the job takes it (gzip too), shows its progress and stores
+all or nothing; a project's bundle re-imported as a new project restores the collection exactly and
+its evaluation gives the same leaderboard; a changed bundle is refused with the file named."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import zipfile
+
+import pytest
+from django.test import TestCase, override_settings
+from django.urls import reverse
+
+from annotation.models import Document, Judgement, Project, Task, Topic
+from evaluation.ground_truth import embedded
+from evaluation.models import Evaluation, GroundTruthSnapshot, ImportJob, Run, RunEntry
+from tests.annotation.factories import make_project
+from tests.scoring.test_pages_and_api import api
+
+pytestmark = pytest.mark.django_db
+
+
+def collection(documents: int) -> dict:
+    return {
+        "topics": [{"id": "t1", "title": "wing flutter"}],
+        "documents": [{"id": f"d{i}", "text": f"abstract {i} " * 40} for i in range(documents)],
+        "runs": ["".join(f"t1 Q0 d{i} {i + 1} {documents - i}.0 big\n" for i in range(documents))],
+        "pool_depth": 5,
+    }
+
+
+def send_job(client, project, body: bytes, **headers):
+    # The test's transaction never commits: run the callbacks a commit would (the job is sent in one).
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return client.generic(
+            "POST",
+            reverse("import-jobs-api", args=[project.pk]),
+            body,
+            content_type=headers.pop("content_type", "application/json"),
+            **headers,
+        )
+
+
+@pytest.fixture
+def empty_project(researcher):
+    return Project.objects.create(name="empty", owner=researcher)
+
+
+@override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=50_000)
+def test_a_body_over_the_direct_limit_gets_a_413_that_names_the_job_endpoint(researcher, empty_project):
+    body = json.dumps(collection(300))
+    response = api(researcher).post(
+        reverse("import-api", args=[empty_project.pk]), body, content_type="application/json"
+    )
+    assert response.status_code == 413
+    assert "import-jobs" in response.json()["detail"] and "50,000 bytes" in response.json()["detail"]
+    assert not Document.objects.filter(project=empty_project).exists()
+
+
+@override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=50_000)
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_the_job_imports_a_large_body_with_progress(researcher, empty_project, gzipped):
+    raw = json.dumps(collection(300)).encode()
+    headers = {"HTTP_CONTENT_ENCODING": "gzip"} if gzipped else {}
+    response = send_job(api(researcher), empty_project, gzip.compress(raw) if gzipped else raw, **headers)
+    assert response.status_code == 202, response.content
+    job = response.json()
+    assert job["status"] == "queued" and job["body_bytes"] == len(raw) and job["kind"] == "collection"
+    assert embedded.run_queued() >= 1
+    done = api(researcher).get(job["url"]).json()
+    assert done["status"] == "done" and done["progress"] == 1.0 and done["project"] == empty_project.pk
+    assert done["summary"]["documents_created"] == 300 and done["summary"]["tasks_created"] == 5
+    assert Document.objects.filter(project=empty_project).count() == 300
+    assert RunEntry.objects.filter(run__project=empty_project).count() == 300
+    assert ImportJob.objects.get(pk=job["id"]).body == b""  # the body is not kept once imported
+    listed = api(researcher).get(reverse("import-jobs-api", args=[empty_project.pk])).json()
+    assert [j["id"] for j in listed["results"]] == [job["id"]]
+
+
+def test_a_refused_job_names_the_problem_and_stores_nothing(researcher, empty_project):
+    body = collection(20)
+    body["documents"][7]["id"] = "has space"
+    response = send_job(api(researcher), empty_project, json.dumps(body).encode())
+    embedded.run_queued()
+    job = api(researcher).get(response.json()["url"]).json()
+    assert job["status"] == "failed" and "nothing was imported" in job["stage"]
+    assert list(job["errors"]) == ["documents[7].id"]
+    assert not Topic.objects.filter(project=empty_project).exists()
+    not_json = send_job(api(researcher), empty_project, b"{nope")
+    embedded.run_queued()
+    assert "not valid JSON" in api(researcher).get(not_json.json()["url"]).json()["errors"][""][0]
+
+
+def test_bad_uploads_are_refused_with_the_reason(researcher, empty_project):
+    client = api(researcher)
+    assert send_job(client, empty_project, b"").status_code == 400
+    assert send_job(client, empty_project, b"a,b", content_type="text/csv").status_code == 415
+    not_gzip = send_job(client, empty_project, b'{"topics": []}', HTTP_CONTENT_ENCODING="gzip")
+    assert not_gzip.status_code == 400 and "gzip" in not_gzip.json()["detail"]
+    assert send_job(client, empty_project, b"{}", HTTP_CONTENT_ENCODING="br").status_code == 415
+    with override_settings(IMPORT_JOB_MAX_BYTES=1000):
+        too_big = send_job(client, empty_project, json.dumps(collection(20)).encode())
+    assert too_big.status_code == 413 and "1,000 bytes" in too_big.json()["detail"]
+    assert not ImportJob.objects.exists()
+
+
+def test_others_cannot_send_or_see_import_jobs(researcher, outsider_researcher, empty_project, annotators):
+    response = send_job(api(researcher), empty_project, json.dumps(collection(3)).encode())
+    assert send_job(api(outsider_researcher), empty_project, b"{}").status_code == 404
+    assert api(outsider_researcher).get(response.json()["url"]).status_code == 404
+    assert api(annotators[0]).get(response.json()["url"]).status_code == 403
+    assert api(outsider_researcher).get(reverse("bundle-api", args=[empty_project.pk])).status_code == 404
+
+
+def bundle_of(researcher, project) -> bytes:
+    response = api(researcher).get(reverse("bundle-api", args=[project.pk]))
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    return b"".join(response.streaming_content)
+
+
+def import_bundle(researcher, data: bytes, capture) -> dict:
+    with capture(execute=True):  # the job is sent once its row is committed
+        response = api(researcher).generic(
+            "POST", reverse("bundle-import-api"), data, content_type="application/zip"
+        )
+    assert response.status_code == 202, response.content
+    with capture(execute=True):  # the evaluations it requests are sent once their rows are committed
+        embedded.run_queued()
+    embedded.run_queued()
+    return api(researcher).get(response.json()["url"]).json()
+
+
+def leaderboard(researcher, evaluation: Evaluation) -> list:
+    url = reverse("leaderboard-api", args=[evaluation.project_id, evaluation.pk])
+    board = api(researcher).get(url, {"measures": "map,P_5,ndcg_cut_10,bpref"}).json()
+    return without_ids(board)
+
+
+def without_ids(value):
+    """The leaderboard without the database's keys, which differ between two installs."""
+    if isinstance(value, dict):
+        return {
+            k: without_ids(v) for k, v in value.items() if k not in {"run_id", "url", "id", "finished_at"}
+        }
+    if isinstance(value, list):
+        return [without_ids(v) for v in value]
+    return value
+
+
+def test_a_bundle_rebuilds_the_collection_and_its_leaderboard(
+    researcher, scored, django_capture_on_commit_callbacks
+):
+    original = scored.project
+    data = bundle_of(researcher, original)
+    manifest = json.loads(zipfile.ZipFile(io.BytesIO(data)).read("manifest.json"))
+    assert manifest["counts"]["judgements"] == Judgement.objects.filter(project=original).count()
+    assert manifest["evaluations"][0]["signature"] == scored.signature
+
+    job = import_bundle(researcher, data, django_capture_on_commit_callbacks)
+    assert job["status"] == "done", job
+    copy = Project.objects.get(pk=job["project"])
+    assert copy.owner == researcher and copy.name == original.name and copy.pk != original.pk
+    for model, field in [(Topic, "project"), (Document, "project"), (Task, "project"), (Run, "project")]:
+        assert (
+            model.objects.filter(**{field: copy}).count() == model.objects.filter(**{field: original}).count()
+        )
+    assert entries(copy) == entries(original)
+    assert judgements(copy) == judgements(original)
+    old, new = (GroundTruthSnapshot.objects.get(project=p) for p in (original, copy))
+    assert (new.version, new.signature, labels(new)) == (old.version, old.signature, labels(old))
+
+    evaluation = Evaluation.objects.get(project=copy)
+    assert evaluation.status == "done" and evaluation.signature == scored.signature
+    assert leaderboard(researcher, evaluation) == leaderboard(researcher, scored)
+    assert {s.run.tag: s.overall for s in evaluation.scores.all()} == manifest["evaluations"][0]["overall"]
+
+
+def entries(project) -> set:
+    return set(
+        RunEntry.objects.filter(run__project=project).values_list(
+            "run__tag", "topic_id", "document_id", "rank", "score"
+        )
+    )
+
+
+def judgements(project) -> list:
+    return list(
+        Judgement.objects.filter(project=project)
+        .order_by("id")
+        .values_list(
+            "task__topic__external_id",
+            "task__document__external_id",
+            "annotator__username",
+            "label",
+            "revision",
+            "created_at",
+        )
+    )
+
+
+def labels(snapshot) -> set:
+    return set(
+        snapshot.labels.values_list("task__topic__external_id", "task__document__external_id", "label")
+    )
+
+
+def test_a_changed_bundle_is_refused_and_nothing_is_created(
+    researcher, scored, django_capture_on_commit_callbacks
+):
+    data = bundle_of(researcher, scored.project)
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as changed:
+        for name in source.namelist():
+            content = source.read(name)
+            if name == "judgements.jsonl":
+                content = content.replace(b'"label": 0', b'"label": 1', 1)
+            changed.writestr(name, content)
+    projects = Project.objects.count()
+    job = import_bundle(researcher, out.getvalue(), django_capture_on_commit_callbacks)
+    assert job["status"] == "failed" and "judgements.jsonl" in job["errors"]
+    assert "SHA-256" in job["errors"]["judgements.jsonl"][0]
+    assert Project.objects.count() == projects
+    assert import_bundle(researcher, b"not a zip", django_capture_on_commit_callbacks)["errors"][""][
+        0
+    ].startswith("not a Cranfield bundle")
+
+
+def test_a_bundle_of_a_project_without_runs_or_judgements(
+    researcher, annotators, django_capture_on_commit_callbacks
+):
+    project = make_project(researcher, annotators, k=2)
+    job = import_bundle(researcher, bundle_of(researcher, project), django_capture_on_commit_callbacks)
+    assert job["status"] == "done" and job["summary"]["counts"]["judgements"] == 0
+    assert Task.objects.filter(project_id=job["project"]).count() == project.tasks.count()
