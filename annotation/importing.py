@@ -47,6 +47,7 @@ class ItemIn(TypedDict, total=False):
     document: str
     document_b: str | None
     system: str  # text outputs: which system produced the document
+    system_b: str  # pairwise items: which system produced document_b
     input: str  # … and from which input (source document, dialogue)
 
 
@@ -172,6 +173,7 @@ def add_listed_items(project: Project, items: Sequence[ItemIn], catalogue: Catal
                 document=document,
                 document_b=document_b,
                 system_id=entry.get("system") or "",
+                system_b_id=entry.get("system_b") or "",
                 input_id=entry.get("input") or "",
                 pool_rank=next_rank + index,
                 required_judgements=project.assignments_per_task,
@@ -286,7 +288,21 @@ class _Resolver:
                 raise ImportProblem(f"{field}.document_b", "compare two different documents")
         elif entry.get("document_b"):
             raise ImportProblem(f"{field}.document_b", "only pairwise items have a second document")
+        self._check_systems(field, entry)
         return topic, document, document_b
+
+    def _check_systems(self, field: str, entry: ItemIn) -> None:
+        """A pairwise item names both outputs' systems or neither (a comparison of one system with
+        nothing ranks nothing); only pairwise items have a second system."""
+        system, system_b = entry.get("system"), entry.get("system_b")
+        if not self.project.type.compares_two:
+            if system_b:
+                raise ImportProblem(f"{field}.system_b", "only pairwise items have a second system")
+        elif bool(system) != bool(system_b):
+            missing = "system_b" if system else "system"
+            raise ImportProblem(f"{field}.{missing}", "name the systems of both outputs, or of neither")
+        elif system and system == system_b:
+            raise ImportProblem(f"{field}.system_b", "compare the outputs of two different systems")
 
     def answer(self, field: str, entry: GoldIn) -> dict[str, Any]:
         if self.project.type.is_free_text:

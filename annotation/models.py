@@ -302,6 +302,9 @@ class Task(models.Model):
     # (source document, dialogue, audio), so ratings can be averaged per system and per input.
     system_id = models.CharField(max_length=200, blank=True)
     input_id = models.CharField(max_length=200, blank=True)
+    # Pairwise items: the system that produced the second output, so that the comparisons rank
+    # systems (Bradley-Terry), not only items.
+    system_b_id = models.CharField(max_length=200, blank=True)
     required_judgements = models.PositiveSmallIntegerField()
     # Live assignments plus submitted judgements; a claim increments it under a row lock.
     slots_taken = models.PositiveSmallIntegerField(default=0)

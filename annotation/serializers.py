@@ -92,6 +92,13 @@ class ItemInSerializer(StrictSerializer):
         default="",
         help_text="Text outputs: the system that wrote it.",
     )
+    system_b = IdentifierField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Pairwise items: the system that wrote document_b (with system naming document's).",
+    )
     input = IdentifierField(
         max_length=200,
         required=False,

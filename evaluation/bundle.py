@@ -190,12 +190,28 @@ def task_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
         "pool_rank",
         "serve_key",
         "system_id",
+        "system_b_id",
         "input_id",
         "required_judgements",
         "gold_answer",
         "gold_explanation",
     )
-    for pk, kind, topic, doc, doc_b, source, rank, key, system, input_id, k, gold, why in rows.iterator():
+    for (
+        pk,
+        kind,
+        topic,
+        doc,
+        doc_b,
+        source,
+        rank,
+        key,
+        system,
+        system_b,
+        input_id,
+        k,
+        gold,
+        why,
+    ) in rows.iterator():
         yield {
             "ref": refs[pk],
             "kind": kind,
@@ -206,6 +222,7 @@ def task_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
             "pool_rank": rank,
             "serve_key": key,
             "system_id": system,
+            "system_b_id": system_b,
             "input_id": input_id,
             "required_judgements": k,
             "gold_answer": gold,
@@ -464,6 +481,7 @@ def restore_tasks(
                 pool_rank=row["pool_rank"],
                 serve_key=row["serve_key"],
                 system_id=row["system_id"],
+                system_b_id=row.get("system_b_id", ""),  # absent from bundles written before it existed
                 input_id=row["input_id"],
                 required_judgements=row["required_judgements"],
                 gold_answer=row["gold_answer"],

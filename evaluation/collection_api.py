@@ -159,6 +159,7 @@ class PoolItemSerializer(serializers.ModelSerializer):
             "document_b",
             "pool_rank",
             "system_id",
+            "system_b_id",
             "input_id",
             "required_judgements",
             "judgements",

@@ -1,6 +1,8 @@
-"""Per-system human scores of a rating project (the SNOW-style systems × dimensions table): each
-system's mean rating per dimension with a bootstrap interval over inputs, and the agreement per
-dimension, from the newest ground-truth snapshot. Computed by ``metrics.meta_evaluation``.
+"""Per-system human scores from the newest ground-truth snapshot: for a rating project the
+SNOW-style systems × dimensions table (each system's mean rating per dimension with a bootstrap
+interval over inputs, computed by ``metrics.meta_evaluation``, and the agreement per dimension);
+for a pairwise project the systems ranked by Bradley-Terry strength, which the ground-truth job
+fits on every comparison (``ground_truth.build.system_ranking``).
 
 Security behavior: the project's owner only (``owned_project``; anyone else gets 404).
 """
@@ -58,6 +60,22 @@ def system_table(snapshot: GroundTruthSnapshot) -> dict:
     }
 
 
+def ranking_csv(ranking: list[dict]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    columns = ("strength", "low", "high", "wins", "comparisons")
+    writer.writerow(["rank", "system", *columns])
+    for rank, row in enumerate(ranking, start=1):
+        writer.writerow([rank, spreadsheet_safe(row["system"]), *(row[c] for c in columns)])
+    return out.getvalue()
+
+
+def csv_download(text: str, name: str) -> HttpResponse:
+    response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
 def table_csv(table: dict) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -77,18 +95,19 @@ def table_csv(table: dict) -> str:
 def systems_page(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     """The systems × dimensions table of a rating project (``?as=csv`` downloads it)."""
     project = owned_project(request.user, project_id)
-    snapshot = project.snapshots.order_by("-version").first() if project.is_rating else None
-    table = system_table(snapshot) if snapshot is not None else None
-    if table is not None and request.GET.get("as") == "csv":
-        response = HttpResponse(table_csv(table), content_type="text/csv; charset=utf-8")
-        name = f"project{project.pk}-v{snapshot.version}-systems.csv"  # type: ignore[union-attr]
-        response["Content-Disposition"] = f'attachment; filename="{name}"'
-        return response
+    pairwise = project.type.compares_two
+    ranked = project.is_rating or pairwise
+    snapshot = project.snapshots.order_by("-version").first() if ranked else None
+    table = system_table(snapshot) if snapshot is not None and project.is_rating else None
+    ranking = snapshot.agreement.get("systems") if snapshot is not None and pairwise else None
+    if snapshot is not None and request.GET.get("as") == "csv":
+        name = f"project{project.pk}-v{snapshot.version}-systems.csv"
+        if table is not None:
+            return csv_download(table_csv(table), name)
+        if ranking is not None:
+            return csv_download(ranking_csv(ranking["ranking"]), name)
     rows = []
     if table is not None:
         rows = [(s, [table["cells"][s].get(d) for d in table["dimensions"]]) for s in table["systems"]]
-    return render(
-        request,
-        "evaluation/systems.html",
-        {"project": project, "snapshot": snapshot, "table": table, "rows": rows},
-    )
+    context = {"project": project, "snapshot": snapshot, "table": table, "rows": rows, "ranking": ranking}
+    return render(request, "evaluation/systems.html", context)

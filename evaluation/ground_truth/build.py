@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from annotation.crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
 from annotation.crowd.agreement import cohen_kappa_matrix, krippendorff_alpha, label_order
+from annotation.crowd.bradley_terry import BradleyTerryError, bradley_terry
 from annotation.crowd.encoding import Encoded, Labels, as_encoded, encode, on_scale
 from annotation.crowd.methods import aggregate_by_name
 from annotation.crowd.quality import (
@@ -47,7 +48,10 @@ DEFAULT_TIE_RULE = "smallest"
 # "unchanged". 2: weighted kappa over the whole configured scale, gold-weighted ties listed.
 # 3: one vocabulary (the report's keys say annotator, not assessor or worker).
 # 4: Dawid-Skene order-free with smoothing 0; agreement reports name their duplicates rule.
-COMPUTATION_VERSION = 4
+# 5: ordinal alpha per rating dimension; pairwise projects rank their systems (Bradley-Terry).
+COMPUTATION_VERSION = 5
+# Bootstrap resamples of the comparisons for the interval of each system's Bradley-Terry strength.
+RANKING_RESAMPLES = 200
 # The pairwise-kappa heat map keeps the annotators with the most labels: beyond a few dozen rows
 # it is unreadable, and the snapshot row stays small.
 HEATMAP_ANNOTATORS = 30
@@ -188,6 +192,8 @@ class Inputs:
     fingerprint: str
     read_at: datetime
     latest_version: int
+    # Pairwise items that name both outputs' systems: task -> (system of the first, of the second).
+    systems: dict[int, tuple[str, str]] = field(default_factory=dict)
 
 
 def database_now() -> datetime:
@@ -296,7 +302,20 @@ def read_inputs(project_id: int, method: str | None, tie_rule: str) -> Inputs | 
         fingerprint=fingerprint,
         read_at=read_at,
         latest_version=latest["version"] if latest else 0,
+        systems=compared_systems(project),
     )
+
+
+def compared_systems(project: Project) -> dict[int, tuple[str, str]]:
+    """Each pairwise item's two systems, for the items that name them (import checks both or neither)."""
+    if not project.type.compares_two:
+        return {}
+    rows = (
+        project.tasks.filter(kind=Task.Kind.ITEM)
+        .exclude(system_id="")
+        .values_list("pk", "system_id", "system_b_id")
+    )
+    return {pk: (first, second) for pk, first, second in rows}
 
 
 # -- phase 2: compute ----------------------------------------------------------------------------
@@ -343,7 +362,44 @@ def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed
         for task_id, label in vote.labels.items()
     ]
     report = label_annotator_report(data, vote, label_classes(inputs.project, triples))
-    return Computed(labels, parameters, figures | {"ties": sorted(vote.ties, key=label_order)}, report)
+    figures["ties"] = sorted(vote.ties, key=label_order)
+    if inputs.systems:
+        progress("system ranking: Bradley-Terry", 0.85)
+        figures["systems"] = system_ranking(triples, inputs.systems)
+    return Computed(labels, parameters, figures, report)
+
+
+def system_ranking(triples: list, systems: dict[int, tuple[str, str]]) -> dict:
+    """Bradley-Terry strengths of the systems from every annotator's comparison (label 0: the first
+    output won, 1: the second), as crowd-kit and choix fit them, with bootstrap intervals over the
+    comparisons; or why there is no ranking (a system that never loses has no finite strength)."""
+    comparisons = []
+    for task, _, label in triples:
+        if task in systems:
+            first, second = systems[task]
+            comparisons.append((first, second, first if label == 0 else second))
+    described: dict = {"method": "bradley-terry", "comparisons": len(comparisons)}
+    described["resamples"] = RANKING_RESAMPLES
+    if not comparisons:
+        return described | {"ranking": [], "error": "no comparison of two named systems yet"}
+    wins: Counter = Counter(winner for _, _, winner in comparisons)
+    played: Counter = Counter(system for first, second, _ in comparisons for system in (first, second))
+    try:
+        strengths = bradley_terry(comparisons, resamples=RANKING_RESAMPLES, seed=INTERVAL_SEED)
+    except BradleyTerryError as error:
+        return described | {"ranking": [], "error": str(error)}
+    ranking = [
+        {
+            "system": s.item,
+            "strength": s.strength,
+            "low": None if np.isnan(s.low) else s.low,
+            "high": None if np.isnan(s.high) else s.high,
+            "wins": wins[s.item],
+            "comparisons": played[s.item],
+        }
+        for s in strengths
+    ]
+    return described | {"ranking": ranking, "error": None}
 
 
 def label_annotator_report(data: Encoded, vote: AggregationResult, classes: list) -> dict:
