@@ -18,6 +18,7 @@ from .metrics.meta_evaluation import (
     paired,
     pairwise_accuracy,
     system_means,
+    williams_tests,
 )
 from .metrics.text_scores import LOWER_IS_BETTER, METRICS
 from .models import GroundTruthSnapshot, TextEvaluation
@@ -118,7 +119,9 @@ def scatter(
     resamples: int = SCATTER_RESAMPLES,
 ) -> dict:
     """One metric against one dimension: the points at ``level`` (per system: the means; otherwise
-    every output) and every method's correlation at every level with a bootstrap interval over inputs."""
+    every output), every method's correlation at every level with a bootstrap interval over inputs,
+    and Williams' test of this metric against each other one on this dimension (system level;
+    TER's and WER's signs flipped, as lower is better)."""
     metrics, humans, snapshot = report_inputs(evaluation)
     if metric not in metrics or dimension not in humans:
         raise ReportProblem(f"choose a dimension of {', '.join(humans)}", field="dimension")
@@ -132,12 +135,20 @@ def scatter(
     else:
         points = [{"label": f"{s} / {i}", "x": m, "y": h} for (s, i), (m, h) in sorted(pairs.items())]
     found = correlations(metrics[metric], humans[dimension], resamples=resamples)
+    human_means = system_means(humans[dimension])
+    signed = {  # error rates flipped, so "correlates better" means the same for every metric
+        name: {s: (-v if name in LOWER_IS_BETTER else v) for s, v in system_means(rows).items()}
+        for name, rows in metrics.items()
+    }
     return {
         "metric": metric,
         "dimension": dimension,
         "level": level,
         "points": points,
         "correlations": [{k: finite(v) for k, v in vars(c).items()} for c in found],
+        "williams": [
+            {k: finite(v) for k, v in test.items()} for test in williams_tests(metric, signed, human_means)
+        ],
         "snapshot": snapshot.version,
         "signature": evaluation.signatures.get(metric, ""),
     }

@@ -231,8 +231,9 @@ class MetaEvaluationView(APIView):
 
 
 class ScatterView(APIView):
-    """One metric against one dimension: the points (per system, or every output) and every level ×
-    method's correlation with a 95% bootstrap interval over inputs."""
+    """One metric against one dimension: the points (per system, or every output), every level ×
+    method's correlation with a 95% bootstrap interval over inputs, and Williams' test of this
+    metric against each other one (system level)."""
 
     permission_classes = [IsResearcher]
 

@@ -77,7 +77,8 @@ def run_meta_eval(args: argparse.Namespace) -> int:
         except ValueError:
             accuracy = math.nan
         report[path] = {"correlations": [vars(row) for row in rows], "pairwise_accuracy": accuracy}
-    williams = williams_tests(metrics, human_means) if len(metrics) > 1 else []
+    means = {path: meta.system_means(scores) for path, scores in metrics.items()}
+    williams = meta.williams_tests(next(iter(metrics)), means, human_means) if len(metrics) > 1 else []
     if args.json:
         json.dump({"metrics": report, "williams": williams}, sys.stdout, indent=2)
         print()
@@ -95,28 +96,3 @@ def run_meta_eval(args: argparse.Namespace) -> int:
             f"t = {test['t']:.3f}, p = {test['p_value']:.4f} (one-sided, {test['degrees_of_freedom']} df)"
         )
     return 0
-
-
-def williams_tests(metrics: dict, human_means: dict[str, float]) -> list[dict]:
-    """The first metric against each other one, on Pearson's r over system means."""
-    from evaluation.metrics import meta_evaluation as meta
-
-    means = {path: meta.system_means(scores) for path, scores in metrics.items()}
-    systems = sorted(set(human_means).intersection(*(set(m) for m in means.values())))
-    if len(systems) <= 3:
-        return []
-    first, *others = list(metrics)
-
-    def r(a: dict[str, float], b: dict[str, float]) -> float:
-        return meta.correlation([a[s] for s in systems], [b[s] for s in systems], "pearson")
-
-    tests = []
-    for other in others:
-        result = meta.williams_test(
-            r(human_means, means[first]),
-            r(human_means, means[other]),
-            r(means[first], means[other]),
-            len(systems),
-        )
-        tests.append({"first": first, "second": other, **vars(result)})
-    return tests

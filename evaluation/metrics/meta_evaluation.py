@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -162,6 +162,35 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsResult:
     denominator = math.sqrt(2 * (n - 1) / (n - 3) * determinant + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3)
     t = numerator / denominator
     return WilliamsResult(t, float(stats.t.sf(t, n - 3)), n - 3)
+
+
+def williams_tests(
+    first: str, metric_means: Mapping[str, Mapping[str, float]], human_means: Mapping[str, float]
+) -> list[dict]:
+    """Williams' test of metric ``first`` against each other metric of ``metric_means`` ({metric:
+    {system: mean}}): does ``first`` correlate with the humans better, by Pearson's r over the
+    systems every metric and the humans share (the system level, as the WMT metrics tasks test)?
+    Each result is ``{"first", "second", "t", "p_value" (one-sided), "degrees_of_freedom"}``;
+    none with three systems or fewer, where the test is undefined."""
+    systems = sorted(set(human_means).intersection(*(set(m) for m in metric_means.values())))
+    if len(systems) <= 3:
+        return []
+
+    def r(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+        return correlation([a[s] for s in systems], [b[s] for s in systems], "pearson")
+
+    tests = []
+    for other in metric_means:
+        if other == first:
+            continue
+        result = williams_test(
+            r(human_means, metric_means[first]),
+            r(human_means, metric_means[other]),
+            r(metric_means[first], metric_means[other]),
+            len(systems),
+        )
+        tests.append({"first": first, "second": other, **vars(result)})
+    return tests
 
 
 def pairwise_accuracy(metric: dict[str, float], human: dict[str, float]) -> float:

@@ -152,3 +152,32 @@ def test_dialsummeval_through_the_app_gives_the_published_figures(
         for d in sorted(dialogues)
     ]
     assert summary_level["value"] == pytest.approx(sum(per_input) / len(per_input))
+
+    # Williams' test of ROUGE-2 against every other metric on relevance (system level, 14 systems),
+    # equal to the formula on SciPy's Pearson correlations of the system means.
+    from evaluation.metrics.meta_evaluation import williams_test
+
+    scatter = client.get(
+        reverse("scatter-api", args=[project.pk, job["id"]]),
+        {"metric": "rouge2", "dimension": "relevance"},
+    ).json()
+    assert len(scatter["williams"]) == 9
+    bleu = {}
+    for system in MODELS.values():
+        page = client.get(
+            reverse("text-evaluation-outputs-api", args=[project.pk, job["id"]]),
+            {"system": system, "page_size": 1000},
+        ).json()["results"]
+        bleu.update({(system, o["input"]): o["scores"]["bleu"] for o in page})
+    human_means = [mean(human, s) for s in systems]
+    rouge_means, bleu_means = [mean(metric, s) for s in systems], [mean(bleu, s) for s in systems]
+    expected = williams_test(
+        stats.pearsonr(human_means, rouge_means).statistic,
+        stats.pearsonr(human_means, bleu_means).statistic,
+        stats.pearsonr(rouge_means, bleu_means).statistic,
+        14,
+    )
+    against_bleu = next(test for test in scatter["williams"] if test["second"] == "bleu")
+    assert against_bleu["t"] == pytest.approx(expected.t)
+    assert against_bleu["p_value"] == pytest.approx(expected.p_value)
+    assert against_bleu["degrees_of_freedom"] == 11
