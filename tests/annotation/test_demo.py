@@ -124,16 +124,56 @@ def test_the_demo_annotators_judge_only_what_the_simulated_crowd_left(django_use
 @pytest.mark.django_db
 def test_the_simulated_crowd_is_mostly_right_and_the_ground_truth_agrees_with_the_reference():
     call_command("load_demo", verbosity=0)
+    project = Project.objects.get(name=DEMO_PROJECT_NAME)
     reference = demo_reference_qrels()
     right: dict[str, list[bool]] = defaultdict(list)
-    for name, topic, document, label in Judgement.objects.values_list(
+    for name, topic, document, label in Judgement.objects.filter(project=project).values_list(
         "annotator__username", "task__topic__external_id", "task__document__external_id", "label"
     ):
         right[name].append(label == reference[topic].get(document, 0))
     accuracy = {name: sum(hits) / len(hits) for name, hits in right.items()}
     assert sorted(accuracy.values())[0] < 0.6  # the careless one
     assert all(value > 0.75 for value in sorted(accuracy.values())[1:])
-    snapshot = GroundTruthSnapshot.objects.get()
+    snapshot = GroundTruthSnapshot.objects.get(project=project)
     labels = snapshot.labels.values_list("task__topic__external_id", "task__document__external_id", "label")
     agreeing = [label == reference[topic].get(document, 0) for topic, document, label in labels]
     assert sum(agreeing) / len(agreeing) > 0.85
+
+
+@pytest.mark.django_db
+def test_the_demo_has_a_text_campaign_rated_scored_and_ready_for_the_meta_evaluation(capsys):
+    from evaluation.demo.text_campaign import DEMO_TEXT_PROJECT_NAME, RATERS, SYSTEMS, choose_inputs
+    from evaluation.meta_report import correlation_matrix
+    from evaluation.models import TextEvaluation
+    from evaluation.systems import system_table
+
+    call_command("load_demo")
+    printed = capsys.readouterr().out
+    assert "Text campaign loaded" in printed and "not by people" in printed
+    project = Project.objects.get(name=DEMO_TEXT_PROJECT_NAME)
+    inputs = choose_inputs(demo_documents())
+    assert project.is_rating and project.tasks.filter(kind=Task.Kind.ITEM).count() == 4 * len(inputs)
+    # Every input's reference is its abstract's title, the summary its authors wrote.
+    titles = {i.id: i.title for i in inputs}
+    assert dict(project.references.values_list("input_id", "text")) == titles
+    # The simulated raters rated all but the last five abstracts' outputs; those are left to people.
+    rated = 4 * (len(inputs) - 5)
+    assert Judgement.objects.filter(project=project).count() == rated * len(RATERS)
+    assert project.tasks.filter(kind=Task.Kind.ITEM, completed=False).count() == 4 * 5
+    assert "simulated-1" in project.instructions
+    snapshot = GroundTruthSnapshot.objects.get(project=project)
+    table = system_table(snapshot)
+    assert set(table["systems"]) == set(SYSTEMS)
+    assert all(
+        table["alpha"][d] is not None and table["alpha_ordinal"][d] is not None for d in table["alpha"]
+    )
+    # Fluency as the simulation made it: whole sentences read best, a keyword list worst.
+    fluency = {s: table["cells"][s]["fluency"].mean for s in SYSTEMS}
+    assert fluency["lead-sentence"] > fluency["lead-words"] > fluency["keywords"]
+    evaluation = TextEvaluation.objects.get(project=project)
+    assert evaluation.status == "done" and evaluation.output_count == 4 * len(inputs)
+    matrix = correlation_matrix(evaluation, "system", "kendall")
+    assert set(matrix["dimensions"]) == {"informativeness", "fluency"}
+    assert all(cell["value"] is not None for row in matrix["cells"].values() for cell in row.values())
+    call_command("load_demo")
+    assert TextEvaluation.objects.filter(project=project).count() == 1  # loaded once

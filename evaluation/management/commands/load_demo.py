@@ -15,7 +15,14 @@
    the five runs are evaluated against the snapshot and against them (without a worker, here and
    now), so the leaderboard, its checks and the crowd-against-reference comparison are there at once.
 
-Steps 1–3 are one transaction: an error leaves the database as it was.
+6. The text campaign (``evaluation.demo.text_campaign``): four simple summarisers' outputs for 40
+   Cranfield abstracts, each abstract's title as its reference, rated on two dimensions by the
+   simulated raters (all but the last few inputs, left for the human demo annotators), its ground
+   truth and a text evaluation (without a worker, here and now), so the Systems and Metrics vs
+   humans pages are full at once.
+
+Steps 1–3 are one transaction, and step 6's project and ratings another: an error leaves the
+database as it was.
 """
 
 from __future__ import annotations
@@ -47,12 +54,22 @@ from evaluation.demo import (
     demo_topics,
 )
 from evaluation.demo.simulate import DEMO_CROWD, simulate_judgements
+from evaluation.demo.text_campaign import (
+    DEMO_TEXT_DIMENSIONS,
+    DEMO_TEXT_PROJECT_NAME,
+    DEMO_TEXT_SCALE,
+    RATERS,
+    choose_inputs,
+    simulate_ratings,
+    summarise,
+)
 from evaluation.ground_truth import embedded
 from evaluation.ground_truth.jobs import compute_ground_truth, request_ground_truth_job
 from evaluation.metrics.trec_io import write_qrels
 from evaluation.models import Evaluation, GroundTruthSnapshot
 from evaluation.scoring.external import import_external_qrels
 from evaluation.scoring.jobs import request_evaluation, start_evaluation
+from evaluation.text_evaluation import request_text_evaluation, run_text_evaluation
 
 # The name the demo's official Cranfield qrels go by in the project.
 REFERENCE_NAME = "cranfield-official"
@@ -63,6 +80,16 @@ document's abstract. Mark the document *relevant* if it would help answer the qu
 *About this demo:* most items were already judged by **simulated annotators** (the accounts
 `simulated-1` to `simulated-5`, made by a program with known error rates from Cranfield's own
 relevance judgements, not by people). The items left are yours to judge."""
+
+TEXT_INSTRUCTIONS = """The topic is an abstract from the Cranfield collection; the output is a system's
+one-line summary of it. Rate **informativeness** (does it say what the abstract is about?) and
+**fluency** (does it read as good English?), 1 (very poor) to 5 (excellent).
+
+*About this demo:* the systems are four simple summarisers, each abstract's title is its reference
+summary, and most outputs were already rated by **simulated raters** (`simulated-1` to
+`simulated-3`, a program, not people). The outputs of the last abstracts are yours to rate."""
+# The outputs of this many inputs (the last ones) are left for the human demo annotators.
+TEXT_INPUTS_LEFT_TO_RATE = 5
 
 
 class Command(BaseCommand):
@@ -83,6 +110,11 @@ class Command(BaseCommand):
                 return
             self.first_ground_truth(project)
             self.first_evaluations(project)
+            with transaction.atomic():
+                text_project = self.text_campaign()
+            if text_project is not None:
+                self.first_ground_truth(text_project)
+                self.first_text_evaluation(text_project)
 
     def load(self) -> Project | None:
         """Steps 1–3; None if the demo project already exists."""
@@ -110,6 +142,65 @@ class Command(BaseCommand):
         )
         self.simulate_crowd(project, simulated)
         return project
+
+    def text_campaign(self) -> Project | None:
+        """Step 6: the summaries project, its outputs and references, and the simulated ratings."""
+        researcher, humans, simulated = self.accounts()
+        if Project.objects.filter(name=DEMO_TEXT_PROJECT_NAME, owner=researcher).exists():
+            return None
+        project = Project.objects.create(
+            name=DEMO_TEXT_PROJECT_NAME,
+            owner=researcher,
+            task_type="likert",
+            config={"dimensions": list(DEMO_TEXT_DIMENSIONS), "scale": list(DEMO_TEXT_SCALE)},
+            instructions=TEXT_INSTRUCTIONS,
+            assignments_per_task=len(RATERS),
+        )
+        project.annotators.set([*humans, *(simulated[name] for name, _, _ in RATERS)])
+        inputs = choose_inputs(demo_documents())
+        outputs = summarise(inputs)
+        import_collection(
+            project,
+            topics=[{"id": i.id, "title": f"Abstract {i.id}", "description": i.text} for i in inputs],
+            documents=[{"id": f"{o.input}-{o.system}", "text": o.text} for o in outputs],
+            items=[
+                {"topic": o.input, "document": f"{o.input}-{o.system}", "system": o.system, "input": o.input}
+                for o in outputs
+            ],
+            references=[{"input": i.id, "text": i.title, "writer": "the abstract's authors"} for i in inputs],
+        )
+        tasks = {(t.system_id, t.input_id): t for t in project.tasks.filter(kind=Task.Kind.ITEM)}
+        left = {i.id for i in inputs[-TEXT_INPUTS_LEFT_TO_RATE:]}
+        ratings = [r for r in simulate_ratings(inputs, outputs) if r.input not in left]
+        record_judgements(
+            project,
+            [
+                RecordedJudgement(tasks[(r.system, r.input)], simulated[r.rater], {"scores": r.scores})
+                for r in ratings
+            ],
+        )
+        self.stdout.write(
+            f"Text campaign loaded: {len(outputs)} outputs of {len(outputs) // len(inputs)} summarisers "
+            f"for {len(inputs)} abstracts, each title as the reference; {len(ratings)} simulated ratings "
+            f"(made by a program, not by people); the outputs of {len(left)} abstracts are left to rate."
+        )
+        return project
+
+    def first_text_evaluation(self, project: Project) -> None:
+        """Step 6's text evaluation; without a worker, run here before the command ends."""
+        evaluation = request_text_evaluation(project)
+        if not run_text_evaluation.app.conf.task_always_eager:
+            self.stdout.write("Text evaluation: queued for the worker.")
+            return
+        run_text_evaluation.apply((evaluation.pk,), throw=True)
+        embedded.run_queued()
+        evaluation.refresh_from_db()
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Text evaluation {evaluation.pk}: {evaluation.status}, {evaluation.output_count} outputs "
+                "scored: see Systems and Metrics vs humans."
+            )
+        )
 
     def accounts(self):
         users = get_user_model()
