@@ -105,38 +105,96 @@ def correlations(
 ) -> list[Correlation]:
     """Every level × method, each with a percentile bootstrap interval over inputs (the inputs are
     resampled with replacement and every output of a drawn input comes with it; ``resamples=0``
-    leaves the interval NaN)."""
+    leaves the interval NaN). A replicate is ``level_correlation`` of the resampled outputs, each
+    drawn input's outputs counted as often as it was drawn; a replicate that is undefined (a
+    constant side) is left out.
+
+    The replicates are computed from each draw's input counts, not by building every resampled
+    sample: a summary-level replicate is the count-weighted mean of the per-input correlations,
+    which do not change with the draw; a system-level one correlates the count-weighted system
+    means; a global one correlates the outputs repeated by their input's count."""
     pairs = paired(metric, human)
-    inputs = sorted({item for _, item in pairs})
-    by_input: dict[str, list[tuple[str, tuple[float, float]]]] = defaultdict(list)
-    for (system, item), values in pairs.items():
-        by_input[item].append((system, values))
+    table = _OutputTable(pairs)
     rng = np.random.default_rng(seed)
-    draws = [rng.integers(0, len(inputs), len(inputs)) for _ in range(resamples)]
+    draws = [rng.integers(0, len(table.inputs), len(table.inputs)) for _ in range(resamples)]
+    counts = np.zeros((len(draws), len(table.inputs)))
+    for row, draw in enumerate(draws):
+        np.add.at(counts[row], draw, 1)
+    tail = (1 - confidence) / 2 * 100
     results = []
     for level in levels:
         for method in methods:
             value = level_correlation(pairs, level, method)
-            replicates = []
-            for draw in draws:
-                sample = {
-                    (system, f"{item}#{copy}"): values
-                    for copy, index in enumerate(draw)
-                    for item in (inputs[index],)
-                    for system, values in by_input[item]
-                }
-                replicate = level_correlation(sample, level, method)
-                if not math.isnan(replicate):
-                    replicates.append(replicate)
-            tail = (1 - confidence) / 2 * 100
+            replicates = table.replicates(level, method, counts)
+            replicates = replicates[~np.isnan(replicates)]
             low, high = (
                 (float(np.percentile(replicates, tail)), float(np.percentile(replicates, 100 - tail)))
-                if replicates
+                if len(replicates)
                 else (math.nan, math.nan)
             )
-            size = {"global": len(pairs), "system": len({s for s, _ in pairs}), "summary": len(inputs)}[level]
+            size = {"global": len(pairs), "system": len(table.systems), "summary": len(table.inputs)}[level]
             results.append(Correlation(level, method, value, low, high, size))
     return results
+
+
+class _OutputTable:
+    """The paired scores as arrays by output, with each output's system and input index."""
+
+    def __init__(self, pairs: dict[tuple[str, str], tuple[float, float]]) -> None:
+        self.inputs = sorted({item for _, item in pairs})
+        self.systems = sorted({system for system, _ in pairs})
+        input_index = {item: i for i, item in enumerate(self.inputs)}
+        system_index = {system: i for i, system in enumerate(self.systems)}
+        self.input_of = np.array([input_index[item] for _, item in pairs], dtype=np.intp)
+        self.system_of = np.array([system_index[system] for system, _ in pairs], dtype=np.intp)
+        self.metric = np.array([m for m, _ in pairs.values()], dtype=float)
+        self.human = np.array([h for _, h in pairs.values()], dtype=float)
+        self.pairs = pairs
+
+    def replicates(self, level: str, method: str, counts: np.ndarray) -> np.ndarray:
+        """One replicate per row of ``counts`` (how often each input was drawn); NaN where undefined."""
+        if level == "summary":
+            return self._summary(method, counts)
+        if level == "system":
+            return self._system(method, counts)
+        if level == "global":
+            return np.array([self._global(method, row) for row in counts])
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+
+    def _summary(self, method: str, counts: np.ndarray) -> np.ndarray:
+        per_input = np.full(len(self.inputs), np.nan)
+        for index in range(len(self.inputs)):
+            mine = self.input_of == index
+            if mine.sum() >= 2:
+                per_input[index] = correlation(self.metric[mine], self.human[mine], method)
+        defined = ~np.isnan(per_input)
+        weights = counts[:, defined]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (weights @ per_input[defined]) / weights.sum(axis=1)
+
+    def _system(self, method: str, counts: np.ndarray) -> np.ndarray:
+        shape = (len(self.systems), len(self.inputs))
+        outputs, metric_sums, human_sums = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+        cells = (self.system_of, self.input_of)
+        np.add.at(outputs, cells, 1)
+        np.add.at(metric_sums, cells, self.metric)
+        np.add.at(human_sums, cells, self.human)
+        drawn_outputs = counts @ outputs.T  # draws × systems
+        drawn_metric, drawn_human = counts @ metric_sums.T, counts @ human_sums.T
+        replicates = np.full(len(counts), np.nan)
+        for row in range(len(counts)):
+            present = drawn_outputs[row] > 0
+            if present.sum() >= 2:
+                n = drawn_outputs[row, present]
+                metric_means, human_means = drawn_metric[row, present] / n, drawn_human[row, present] / n
+                replicates[row] = correlation(metric_means, human_means, method)
+        return replicates
+
+    def _global(self, method: str, row: np.ndarray) -> float:
+        times = row[self.input_of].astype(np.intp)
+        if times.sum() < 2:
+            return math.nan
+        return correlation(np.repeat(self.metric, times), np.repeat(self.human, times), method)
 
 
 @dataclass(frozen=True)

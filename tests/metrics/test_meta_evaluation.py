@@ -67,6 +67,45 @@ def test_bootstrap_intervals_surround_the_values_and_repeat_with_a_seed():
     assert {r.n for r in first if r.level == "system"} == {len(SYSTEMS)}
 
 
+def bootstrap_by_definition(metric, human, level, method, resamples, seed=0):
+    """The replicates as the bootstrap defines them: draw the inputs with replacement, build the
+    resampled outputs (each drawn copy of an input a new input), and correlate them at ``level``."""
+    import numpy as np
+
+    pairs = paired(metric, human)
+    inputs = sorted({item for _, item in pairs})
+    by_input = defaultdict(list)
+    for (system, item), values in pairs.items():
+        by_input[item].append((system, values))
+    rng = np.random.default_rng(seed)
+    replicates = []
+    for _ in range(resamples):
+        draw = rng.integers(0, len(inputs), len(inputs))
+        sample = {
+            (system, f"{inputs[index]}#{copy}"): values
+            for copy, index in enumerate(draw)
+            for system, values in by_input[inputs[index]]
+        }
+        value = level_correlation(sample, level, method)
+        if not math.isnan(value):
+            replicates.append(value)
+    return [float(np.percentile(replicates, 2.5)), float(np.percentile(replicates, 97.5))]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_bootstrap_intervals_equal_resampling_by_definition(seed):
+    """The fast path (weights per draw) against building every resampled sample, on outputs with
+    gaps: a system missing some inputs, an input with a single output, a constant input."""
+    metric, human = generated(seed)
+    metric = [row for row in metric if not (row[0] == "s5" and row[1] in {"d1", "d2", "d3"})]
+    metric = [row for row in metric if row[1] != "d4" or row[0] == "s0"]
+    human = [(s, d, 3.0) if d == "d5" else (s, d, v) for s, d, v in human]
+    found = correlations(metric, human, resamples=40, seed=seed)
+    for result in found:
+        expected = bootstrap_by_definition(metric, human, result.level, result.method, 40, seed)
+        assert [result.low, result.high] == pytest.approx(expected, abs=1e-12), result
+
+
 def test_williams_test_equals_a_hand_computation():
     # r12 = 0.6 (metric A with humans), r13 = 0.4 (metric B with humans), r23 = 0.5 (A with B), n = 50:
     # |R| = 1 - .36 - .16 - .25 + 2(.6)(.4)(.5) = 0.47
