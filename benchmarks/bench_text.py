@@ -18,11 +18,23 @@ In one process, on the same outputs, each timed once (the machine is shared: rea
 3. the meta-evaluation's matrix (10 metrics × 4 dimensions × 3 levels × 3 methods, no intervals):
    ours (``meta_evaluation.level_correlation``) against the same numbers by pandas group-bys and SciPy,
    after checking they agree.
+
+With ``--app``, then the same campaign end to end through the application, on gunicorn (2 workers),
+PostgreSQL, Redis and one Celery worker (``--database-url``, ``--redis-url``; that database is dropped
+and created again): a rating project created over the API, the outputs, inputs and references sent
+as one import job, three simulated raters' scores of every output sent to the judgement import, the
+worker's ground-truth snapshot (means, medians, both alphas per dimension, with intervals), the text
+evaluation job (every metric on every output), and the meta-evaluation read over the API (the
+matrix at each level, and one metric × dimension with every bootstrap interval and Williams' test).
+
+    .venv/bin/python benchmarks/bench_text.py --app          # pure, then through the app
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import os
 import random
 import sys
@@ -87,12 +99,171 @@ def scipy_matrix(metric_rows, human_rows) -> dict:
     return out
 
 
+def rater_scores(outputs, seed: int = 1) -> list[dict]:
+    """Three simulated raters' integer scores of every output on every dimension (the pure part's
+    mean ratings stand for what such raters average to; the app stores each rater's)."""
+    rng = random.Random(seed)
+    skills = {}
+    rows = []
+    for output in outputs:
+        skill = skills.setdefault(output.system, int(output.system[-2:]) + 1)
+        for rater in range(3):
+            scores = {d: min(5, max(1, round(1 + 4 * skill / 21 + rng.gauss(0, 0.8)))) for d in DIMENSIONS}
+            rows.append(
+                {
+                    "topic": output.input,
+                    "document": f"{output.input}-{output.system}",
+                    "annotator": f"bench-rater-{rater}",
+                    "answer": {"scores": scores},
+                }
+            )
+    return rows
+
+
+def through_the_app(args, outputs, refs) -> list[tuple[str, float]]:
+    """The campaign through gunicorn, PostgreSQL, Redis and a Celery worker; seconds per step."""
+    import tempfile
+
+    import requests
+    from bench_imports import run_job, start_server
+    from bench_leaderboard import start_workers
+    from bench_load import drop_database, recreate_database, stop
+
+    recreate_database(args.database_url)
+    workdir = Path(tempfile.mkdtemp(prefix="bench-text-"))
+    environment = {
+        "DATABASE_URL": args.database_url,
+        "REDIS_URL": args.redis_url,
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        "DEBUG": "false",
+        "SECRET_KEY": "bench-text-not-secret-0123456789abcdefghijklmnopqrstuvwxyz-0123456789",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "LOG_LEVEL": "WARNING",
+        "GROUND_TRUTH_DEBOUNCE_SECONDS": "1",
+    }
+    os.environ.update(environment)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "cranfield.settings"
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+    from django.core.management import call_command
+    from rest_framework.authtoken.models import Token
+
+    from annotation.permissions import RESEARCHERS_GROUP
+
+    call_command("migrate", "--noinput", verbosity=0)
+    owner = get_user_model().objects.create(username="bench-text")
+    owner.groups.add(Group.objects.get_or_create(name=RESEARCHERS_GROUP)[0])
+    session = requests.Session()
+    session.headers["Authorization"] = f"Token {Token.objects.create(user=owner).key}"
+    server, base = start_server(environment, workdir)
+    workers = start_workers(1, environment, workdir)
+    steps: list[tuple[str, float]] = []
+
+    def step(label: str, function):
+        value, seconds = timed(function)
+        steps.append((label, seconds))
+        print(f"  {label}: {seconds:.1f} s", flush=True)
+        return value
+
+    def wait(url: str, done) -> dict:
+        while True:
+            found = session.get(url, timeout=60).json()
+            if done(found):
+                return found
+            if found.get("status") == "failed":
+                raise SystemExit(f"{url}: {found}")
+            time.sleep(0.5)
+
+    try:
+        project = session.post(
+            f"{base}/api/projects/",
+            json={
+                "name": "bench text",
+                "task_type": "likert",
+                "config": {"dimensions": list(DIMENSIONS), "scale": [1, 5]},
+                "assignments_per_task": 3,
+            },
+        ).json()["id"]
+        body = {
+            "topics": [{"id": i, "title": f"input {i}"} for i in refs],
+            "documents": [{"id": f"{o.input}-{o.system}", "text": o.text} for o in outputs],
+            "items": [
+                {"topic": o.input, "document": f"{o.input}-{o.system}", "system": o.system, "input": o.input}
+                for o in outputs
+            ],
+            "references": [{"input": i, "text": t} for i, texts in refs.items() for t in texts],
+        }
+        step(
+            f"import job: {len(outputs):,} outputs, {len(refs):,} inputs, "
+            f"{sum(len(t) for t in refs.values()):,} references",
+            lambda: run_job(
+                session,
+                f"{base}/api/projects/{project}/import-jobs/",
+                json.dumps(body).encode(),
+                "application/json",
+            ),
+        )
+        ratings = rater_scores(outputs)
+        packed = gzip.compress(json.dumps({"judgements": ratings, "create_annotators": True}).encode())
+
+        def import_ratings():
+            response = session.post(
+                f"{base}/api/projects/{project}/judgements/import/",
+                data=packed,
+                headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+                timeout=1200,
+            )
+            if response.status_code != 201:
+                raise SystemExit(f"judgement import: {response.status_code} {response.text[:500]}")
+
+        step(f"judgement import: {len(ratings):,} ratings by 3 raters", import_ratings)
+        step(
+            "ground truth on the worker (means, medians, alphas with intervals)",
+            lambda: wait(
+                f"{base}/api/projects/{project}/snapshots/",
+                lambda page: page["count"] > 0,
+            ),
+        )
+        requested = session.post(f"{base}/api/projects/{project}/text-evaluations/", json={}).json()
+        job = step(
+            "text evaluation job on the worker (10 metrics × every output)",
+            lambda: wait(requested["url"], lambda j: j["status"] == "done"),
+        )
+        matrix_url = f"{base}/api/projects/{project}/text-evaluations/{job['id']}/meta-evaluation/"
+        for level in LEVELS:
+            step(
+                f"meta-evaluation matrix over the API, {level} level (40 cells)",
+                lambda level=level: session.get(
+                    matrix_url, params={"level": level, "method": "kendall"}, timeout=600
+                ).raise_for_status(),
+            )
+        step(
+            "one metric × dimension: 9 correlations with 200-resample intervals, Williams' test",
+            lambda: session.get(
+                f"{base}/api/projects/{project}/text-evaluations/{job['id']}/scatter/",
+                params={"metric": "rouge2", "dimension": "relevance"},
+                timeout=600,
+            ).raise_for_status(),
+        )
+    finally:
+        for process in [server, *workers]:
+            stop(process)
+        drop_database(args.database_url)
+    return steps
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", type=int, default=20)
     parser.add_argument("--inputs", type=int, default=1000)
     parser.add_argument("--references", type=int, default=4)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--app", action="store_true", help="then end to end through the application")
+    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/cranfield_bench_text")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/7")
     args = parser.parse_args()
     if args.quick:
         args.systems, args.inputs = 4, 30
@@ -160,6 +331,15 @@ def main() -> None:
           f"{len(matrix):,} correlations equal SciPy's;")  # fmt: skip
     kendall = matrix[(best, "relevance", "system", "kendall")]
     print(f"system-level Kendall with relevance, best metric: {best} {kendall:.3f}")
+    if args.app:
+        print("\nThrough the application (gunicorn 2 workers, 1 Celery worker, PostgreSQL, Redis):")
+        steps = through_the_app(args, outputs, refs)
+        print("\n| step, end to end | seconds |")
+        print("| --- | --- |")
+        for label, seconds in steps:
+            print(f"| {label} | {seconds:.1f} |")
+        print(f"| **all** | {sum(seconds for _, seconds in steps):.1f} |")
+        print(f"\nload after: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from .metrics.meta_evaluation import (
     system_means,
     williams_tests,
 )
-from .metrics.text_scores import LOWER_IS_BETTER, METRICS
+from .metrics.text_scores import LOWER_IS_BETTER
 from .models import GroundTruthSnapshot, TextEvaluation
 
 
@@ -34,9 +34,10 @@ class ReportProblem(ValueError):
 
 
 def metric_records(evaluation: TextEvaluation) -> dict[str, list[Record]]:
-    records: dict[str, list[Record]] = {metric: [] for metric in METRICS}
+    """Each computed metric's (system, input, score) of every output."""
+    records: dict[str, list[Record]] = {metric: [] for metric in evaluation.metrics}
     for system, input_id, scores in evaluation.outputs.values_list("system_id", "input_id", "scores"):
-        for metric in METRICS:
+        for metric in evaluation.metrics:
             records[metric].append((system, input_id, scores[metric]))
     return records
 
@@ -123,7 +124,9 @@ def scatter(
     and Williams' test of this metric against each other one on this dimension (system level;
     TER's and WER's signs flipped, as lower is better)."""
     metrics, humans, snapshot = report_inputs(evaluation)
-    if metric not in metrics or dimension not in humans:
+    if metric not in metrics:
+        raise ReportProblem(f"choose a metric this evaluation computed: {', '.join(metrics)}", field="metric")
+    if dimension not in humans:
         raise ReportProblem(f"choose a dimension of {', '.join(humans)}", field="dimension")
     pairs = paired(metrics[metric], humans[dimension])
     if level == "system":

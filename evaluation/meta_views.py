@@ -45,7 +45,11 @@ def meta_evaluation_page(request: AuthenticatedHttpRequest, project_id: int) -> 
         multi = request.POST.get("rouge_multi_ref", "max")
         if multi not in TextEvaluation.MultiReference.values:
             multi = "max"
-        requested = request_text_evaluation(project, rouge_multi_ref=multi)
+        chosen = [name for name in METRICS if name in request.POST.getlist("metrics")]
+        if not chosen:
+            messages.error(request, "Choose at least one metric to compute.")
+            return redirect("meta-evaluation", project_id=project.pk)
+        requested = request_text_evaluation(project, rouge_multi_ref=multi, metrics=chosen)
         messages.success(request, f"Text evaluation {requested.pk} requested: every output is being scored.")
         return redirect("meta-evaluation", project_id=project.pk)
     level = choice(request, "level", LEVELS, "system")
@@ -62,6 +66,7 @@ def meta_evaluation_page(request: AuthenticatedHttpRequest, project_id: int) -> 
         "levels": LEVELS,
         "methods": METHODS,
         "multi_ref_choices": TextEvaluation.MultiReference.choices,
+        "all_metrics": METRICS,
     }
     if evaluation is not None:
         try:

@@ -306,6 +306,13 @@ class Reference(models.Model):
         return f"reference {self.pk} for input {self.input_id} of {self.project}"
 
 
+def list_of_text_metrics() -> list[str]:
+    """Every metric a text evaluation can compute (the default; a model default must be a callable)."""
+    from .metrics.text_scores import METRICS
+
+    return list(METRICS)
+
+
 class TextEvaluation(JobState):
     """One scoring of a text project's outputs (items that name their system and input) against
     their inputs' references with every metric of ``metrics.text_scores``: per output
@@ -329,6 +336,9 @@ class TextEvaluation(JobState):
     )
     stem = models.BooleanField(
         default=True, help_text="Porter stemming for ROUGE, as rouge-score's use_stemmer."
+    )
+    metrics = models.JSONField(
+        default=list_of_text_metrics, help_text="The metrics computed, in metrics.text_scores's order."
     )
     signatures = models.JSONField(default=dict, blank=True)
     per_system = models.JSONField(default=dict, blank=True, help_text="{system: {metric: mean over outputs}}")

@@ -32,7 +32,7 @@ from cranfield.parsers import DepthLimitedJSONParser
 from .collection_api import ProjectList
 from .meta_report import ReportProblem, correlation_matrix, scatter
 from .metrics.meta_evaluation import LEVELS, METHODS
-from .metrics.text_scores import METRICS
+from .metrics.text_scores import METRICS, check_metrics
 from .models import OutputScore, Reference, TextEvaluation
 from .serializers import ReferenceInSerializer
 from .text_evaluation import (
@@ -122,6 +122,7 @@ class TextEvaluationSerializer(serializers.ModelSerializer):
             "error",
             "rouge_multi_ref",
             "stem",
+            "metrics",
             "output_count",
             "unscored",
             "signatures",
@@ -142,6 +143,15 @@ class TextEvaluationSerializer(serializers.ModelSerializer):
 class TextEvaluationRequestSerializer(StrictSerializer):
     rouge_multi_ref = serializers.ChoiceField(choices=TextEvaluation.MultiReference.choices, default="max")
     stem = serializers.BooleanField(default=True)
+    metrics = serializers.MultipleChoiceField(
+        choices=list(METRICS),
+        default=set(METRICS),  # validate_metrics puts them in the module's order
+        allow_empty=False,
+        help_text="The metrics to compute (default all). TER takes most of the time on long outputs.",
+    )
+
+    def validate_metrics(self, value) -> list[str]:
+        return check_metrics(list(value))
 
 
 class TextEvaluationListView(ProjectList):

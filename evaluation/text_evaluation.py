@@ -15,6 +15,7 @@ Security behavior: only the project's owner requests or reads them (the API and 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from celery import shared_task
 from django.db import OperationalError, transaction
@@ -23,7 +24,7 @@ from django.utils import timezone
 from annotation.models import Project, Task
 
 from .ground_truth import embedded
-from .metrics.text_scores import Output, score_outputs
+from .metrics.text_scores import METRICS, Output, check_metrics, score_outputs
 from .models import OutputScore, Reference, TextEvaluation
 
 logger = logging.getLogger(__name__)
@@ -46,17 +47,27 @@ def output_tasks(project: Project):
 
 
 def request_text_evaluation(
-    project: Project, *, rouge_multi_ref: str = "max", stem: bool = True
+    project: Project,
+    *,
+    rouge_multi_ref: str = "max",
+    stem: bool = True,
+    metrics: Sequence[str] = METRICS,
 ) -> TextEvaluation:
-    """Queue a text evaluation (or join the one with the same settings still waiting)."""
+    """Queue a text evaluation (or join the one with the same settings still waiting);
+    ValueError if ``metrics`` names an unknown metric or none."""
+    chosen = check_metrics(metrics)
     with transaction.atomic():
         waiting = TextEvaluation.objects.filter(
-            project=project, rouge_multi_ref=rouge_multi_ref, stem=stem, status=Status.QUEUED
+            project=project,
+            rouge_multi_ref=rouge_multi_ref,
+            stem=stem,
+            metrics=chosen,
+            status=Status.QUEUED,
         ).first()
         if waiting is not None:
             return waiting
         evaluation = TextEvaluation.objects.create(
-            project=project, rouge_multi_ref=rouge_multi_ref, stem=stem, stage="queued"
+            project=project, rouge_multi_ref=rouge_multi_ref, stem=stem, metrics=chosen, stage="queued"
         )
         transaction.on_commit(lambda: send(evaluation))
     return evaluation
@@ -120,6 +131,7 @@ def score_and_store(evaluation: TextEvaluation) -> int:
         references,
         rouge_multi_ref=evaluation.rouge_multi_ref,
         stem=evaluation.stem,
+        metrics=evaluation.metrics,
         progress=progress,
     )
     task_of = {(task.system_id, task.input_id): task.pk for task in tasks}

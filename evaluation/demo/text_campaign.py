@@ -112,7 +112,7 @@ def summarise(inputs: Sequence[TextInput], seed: int = DEMO_TEXT_SEED) -> list[O
     """Every system's output for every input."""
     rng = random.Random(seed)
     keywords = top_words(inputs, KEYWORDS)
-    outputs = []
+    outputs: list[Output] = []
     for item in inputs:
         split = sentences(item.text)
         in_order = [w for w in dict.fromkeys(words(item.text)) if w in keywords[item.id]]

@@ -27,7 +27,9 @@ METHODS = ("pearson", "spearman", "kendall")
 LEVELS = ("summary", "system", "global")
 
 
-def correlation(x: Sequence[float], y: Sequence[float], method: str = "pearson") -> float:
+def correlation(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, method: str = "pearson"
+) -> float:
     """SciPy's Pearson r, Spearman ρ or Kendall τ-b; NaN when either side is constant."""
     from scipy import stats
 

@@ -64,10 +64,13 @@ def _sacrebleu_metrics() -> dict[str, Any]:
 
 
 def signatures(
-    rouge_multi_ref: str = "max", stem: bool = True, references_per_input: set[int] | None = None
+    rouge_multi_ref: str = "max",
+    stem: bool = True,
+    references_per_input: set[int] | None = None,
+    metrics: Sequence[str] = METRICS,
 ) -> dict[str, str]:
-    """The signature of each metric with these settings; sacrebleu's say how many references each
-    input had (``nrefs:4``, or ``nrefs:var`` when it varies)."""
+    """The signature of each of ``metrics`` with these settings; sacrebleu's say how many references
+    each input had (``nrefs:4``, or ``nrefs:var`` when it varies)."""
     rouge = RougeScorer(ROUGE_TYPES, stem=stem, multi_ref=rouge_multi_ref).signature
     counts = references_per_input or {1}
     nrefs = f"nrefs:{next(iter(counts))}" if len(counts) == 1 else "nrefs:var"
@@ -76,7 +79,17 @@ def signatures(
         metric.sentence_score("a", ["a"])  # sacrebleu names a metric's settings once it has scored
         named[name] = re.sub(r"nrefs:\w+", nrefs, str(metric.get_signature()))
     named["wer"] = f"wer|jiwer|closest-reference|version:{version('jiwer')}"
-    return named
+    return {name: named[name] for name in metrics}
+
+
+def check_metrics(metrics: Sequence[str]) -> list[str]:
+    """``metrics`` in the module's order, each known and given once; ValueError names the first bad one."""
+    unknown = [name for name in metrics if name not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metric {unknown[0]!r}: choose from {', '.join(METRICS)}")
+    if not metrics:
+        raise ValueError("choose at least one metric")
+    return [name for name in METRICS if name in metrics]
 
 
 def score_outputs(
@@ -85,11 +98,16 @@ def score_outputs(
     *,
     rouge_multi_ref: str = "max",
     stem: bool = True,
+    metrics: Sequence[str] = METRICS,
     progress: Callable[[int], None] | None = None,
 ) -> TextScores:
-    """Score every output against ``references[output.input]`` (see the module docstring)."""
-    rouge = RougeScorer(ROUGE_TYPES, stem=stem, multi_ref=rouge_multi_ref)
-    sacrebleu_metrics = _sacrebleu_metrics()
+    """Score every output against ``references[output.input]`` with ``metrics`` (all by default;
+    see the module docstring). TER is by far the slowest (sacrebleu's shift search, most of the
+    time on outputs of a few sentences): leave it out of large campaigns that do not need it."""
+    metrics = check_metrics(metrics)
+    rouge_types = [name for name in ROUGE_TYPES if name in metrics]
+    rouge = RougeScorer(rouge_types, stem=stem, multi_ref=rouge_multi_ref) if rouge_types else None
+    sacrebleu_metrics = {name: m for name, m in _sacrebleu_metrics().items() if name in metrics}
     result = TextScores()
     counts: set[int] = set()
     by_system: dict[str, list[dict[str, float]]] = defaultdict(list)
@@ -102,15 +120,16 @@ def score_outputs(
             result.unscored.append(key)
             continue
         counts.add(len(texts))
-        values = {name: s.fmeasure for name, s in rouge.score(output.text, texts).items()}
+        values = {name: s.fmeasure for name, s in rouge.score(output.text, texts).items()} if rouge else {}
         for name, metric in sacrebleu_metrics.items():
             values[name] = metric.sentence_score(output.text, texts).score
-        values["wer"] = min(word_errors([text], [output.text]).wer for text in texts)
+        if "wer" in metrics:
+            values["wer"] = min(word_errors([text], [output.text]).wer for text in texts)
         result.per_output[key] = values
         by_system[output.system].append(values)
         if progress is not None and done % 500 == 0:
             progress(done)
-    result.signatures = signatures(rouge_multi_ref, stem, counts)
+    result.signatures = signatures(rouge_multi_ref, stem, counts, metrics)
     for system, rows in by_system.items():
-        result.per_system[system] = {name: sum(row[name] for row in rows) / len(rows) for name in METRICS}
+        result.per_system[system] = {name: sum(row[name] for row in rows) / len(rows) for name in metrics}
     return result

@@ -263,3 +263,40 @@ def test_only_the_owner_reaches_text_evaluations_and_references(
         ("meta-evaluation-api", [project.pk, job["id"]]),
     ]:
         assert other.get(reverse(name, args=args)).status_code == 404, name
+
+
+def test_a_text_evaluation_computes_only_the_metrics_chosen(
+    client, researcher, text_project, django_capture_on_commit_callbacks
+):
+    project, references = text_project
+    job = run_text_evaluation(
+        researcher, project, django_capture_on_commit_callbacks, metrics=["wer", "rouge1"]
+    )
+    assert job["status"] == "done" and job["metrics"] == ["rouge1", "wer"]  # in the module's order
+    assert set(job["signatures"]) == {"rouge1", "wer"}
+    outputs = [
+        Output(t.system_id, t.input_id, t.document.text) for t in project.tasks.select_related("document")
+    ]
+    expected = score_outputs(outputs, references)
+    for row in TextEvaluation.objects.get(pk=job["id"]).outputs.all():
+        assert set(row.scores) == {"rouge1", "wer"}
+        full = expected.per_output[(row.system_id, row.input_id)]
+        assert row.scores == pytest.approx({"rouge1": full["rouge1"], "wer": full["wer"]}, abs=1e-12)
+    matrix = api(researcher).get(reverse("meta-evaluation-api", args=[project.pk, job["id"]])).json()
+    assert matrix["metrics"] == ["rouge1", "wer"]
+    not_computed = api(researcher).get(
+        reverse("scatter-api", args=[project.pk, job["id"]]), {"metric": "bleu", "dimension": "quality"}
+    )
+    assert not_computed.status_code == 400 and "metric" in not_computed.json()
+    endpoint = reverse("text-evaluations-api", args=[project.pk])
+    for bad in (["meteor"], []):
+        refused = api(researcher).post(endpoint, {"metrics": bad}, format="json")
+        assert refused.status_code == 400 and "metrics" in refused.json(), bad
+    # The page's form: the boxes ticked are the metrics computed; none ticked requests nothing.
+    client.force_login(researcher)
+    page = reverse("meta-evaluation", args=[project.pk])
+    before = project.text_evaluations.count()
+    client.post(page, {"rouge_multi_ref": "max", "metrics": ["bleu", "chrf"]})
+    assert project.text_evaluations.order_by("-pk").first().metrics == ["bleu", "chrf"]
+    client.post(page, {"rouge_multi_ref": "max"})
+    assert project.text_evaluations.count() == before + 1

@@ -88,3 +88,17 @@ def test_every_metric_has_a_signature_naming_its_settings():
     assert named["bleu"].startswith("nrefs:1|") and "eff:yes" in named["bleu"]
     assert signatures(references_per_input={1, 4})["chrf"].startswith("nrefs:var|")
     assert named["chrf"].startswith("nrefs:") and named["ter"].startswith("nrefs:")
+
+
+def test_only_the_metrics_asked_for_are_computed_and_signed():
+    outputs = [Output("s", "i", "the cat sat on the mat"), Output("t", "i", "a dog lay on a rug")]
+    references = {"i": ["the cat is on the mat", "there is a cat on the mat"]}
+    found = score_outputs(outputs, references, metrics=["ter"])
+    assert set(found.signatures) == {"ter"} and set(found.per_system["s"]) == {"ter"}
+    for output in outputs:
+        expected = sacrebleu.TER().sentence_score(output.text, references["i"]).score
+        assert found.per_output[(output.system, output.input)] == {"ter": pytest.approx(expected)}
+    with pytest.raises(ValueError, match="unknown metric 'meteor'"):
+        score_outputs(outputs, references, metrics=["meteor"])
+    with pytest.raises(ValueError, match="at least one"):
+        score_outputs(outputs, references, metrics=[])
