@@ -18,6 +18,7 @@ from datetime import timedelta
 from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from annotation.models import Project
@@ -108,7 +109,7 @@ def send_job(job: GroundTruthJob) -> bool:
         Project.objects.filter(pk=job.project_id).update(ground_truth_pending=False)
         GroundTruthJob.objects.filter(pk=job.pk, status=GroundTruthJob.Status.QUEUED).update(
             status=GroundTruthJob.Status.FAILED,
-            error=f"could not be queued: {error}"[:2000],
+            error=f"{REFUSED_BY_BROKER}: {error}"[:2000],
             finished_at=timezone.now(),
         )
         logger.exception("could not queue the ground-truth job of project %s", job.project_id)
@@ -241,6 +242,38 @@ def resend_lost_jobs() -> int:
     return resent
 
 
+# A job the broker refused says so in its error (``send_job``); ``requeue_refused_jobs`` finds them.
+REFUSED_BY_BROKER = "could not be queued"
+
+
+def requeue_refused_jobs() -> int:
+    """Queue again each project's newest job if the broker refused it (Redis was down when the
+    judgements arrived); returns how many were sent. The judgements are in the database, so once
+    the broker is back the next beat tick brings the ground truth up to date, without waiting for
+    another submission or the hourly run. The job row is reused (queued again, not copied), so an
+    outage of hours leaves one failed job per project, not one per tick; a project whose window a
+    submission has meanwhile opened again (a newer job) is left to that job."""
+    newest = GroundTruthJob.objects.filter(project_id=OuterRef("project_id")).order_by("-pk").values("pk")[:1]
+    refused = GroundTruthJob.objects.filter(
+        status=GroundTruthJob.Status.FAILED, error__startswith=REFUSED_BY_BROKER, pk=Subquery(newest)
+    )
+    sent = 0
+    for job in refused.iterator():
+        # Take the project's window as a submission would; if one is open, its job covers this.
+        if not Project.objects.filter(pk=job.project_id, ground_truth_pending=False).update(
+            ground_truth_pending=True
+        ):
+            continue
+        GroundTruthJob.objects.filter(pk=job.pk).update(
+            status=GroundTruthJob.Status.QUEUED,
+            error="",
+            finished_at=None,
+            stage="queued again: the broker is back",
+        )
+        sent += send_job(job)
+    return sent
+
+
 def prune_unchanged_jobs() -> int:
     """Delete jobs that found nothing new and ended more than ``UNCHANGED_JOBS_KEPT`` ago.
 
@@ -271,9 +304,10 @@ def recompute_all_ground_truths() -> int:
 
 @shared_task(acks_late=True)
 def resend_lost_ground_truth_jobs() -> int:
-    """Beat job, every few minutes: send again the jobs that were lost (``resend_lost_jobs``), so a
-    job lost with a dying worker or a Redis restart is found within minutes, not at the hourly run."""
-    return resend_lost_jobs()
+    """Beat job, every few minutes: send again the jobs that were lost (``resend_lost_jobs``) or that
+    the broker refused while it was down (``requeue_refused_jobs``), so a job lost with a dying
+    worker or a Redis outage is found within minutes, not at the hourly run."""
+    return resend_lost_jobs() + requeue_refused_jobs()
 
 
 def on_judgements_changed(sender, project_id: int, **kwargs) -> None:

@@ -89,3 +89,39 @@ def test_a_broker_failure_clears_the_flag_and_fails_the_run_so_the_next_submissi
     assert "broker down" in request.job.error
     # The window is open again: the next submission queues a new run.
     assert request_ground_truth_job(project.pk).job.pk != request.job.pk
+
+
+def test_a_job_the_broker_refused_is_queued_again_by_the_next_beat_tick_once_it_is_back(
+    researcher, annotators, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Redis down while judgements arrive: the job fails to queue (the judgements are stored). With
+    Redis back and no further submission, the few-minute beat task queues it again, reusing the
+    row, and a second tick sends nothing more."""
+    from evaluation.ground_truth.jobs import resend_lost_ground_truth_jobs
+
+    monkeypatch.setitem(compute_ground_truth.app.conf, "task_always_eager", False)
+    project = make_project(researcher, annotators)
+    sent = []
+
+    def broker_down(*args, **kwargs):
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(compute_ground_truth, "apply_async", broker_down)
+    with django_capture_on_commit_callbacks(execute=True):
+        refused = request_ground_truth_job(project.pk).job
+    assert resend_lost_ground_truth_jobs() == 0  # still down: the same row fails again, no new one
+    assert GroundTruthJob.objects.filter(project=project).count() == 1
+
+    monkeypatch.setattr(compute_ground_truth, "apply_async", lambda args, countdown: sent.append(args))
+    assert resend_lost_ground_truth_jobs() == 1
+    refused.refresh_from_db()
+    assert refused.status == GroundTruthJob.Status.QUEUED and refused.error == ""
+    assert sent == [(project.pk, refused.pk)]
+    assert Project.objects.get(pk=project.pk).ground_truth_pending  # the window is the requeued job's
+    assert resend_lost_ground_truth_jobs() == 0 and len(sent) == 1
+    compute_ground_truth(project.pk, refused.pk)
+    refused.refresh_from_db()
+    assert (
+        refused.status in {"done", "unchanged"}
+        and not Project.objects.get(pk=project.pk).ground_truth_pending
+    )
