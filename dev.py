@@ -147,6 +147,9 @@ def command_test(args: list[str]) -> None:
     env = dict(os.environ)
     env.pop("REDIS_URL", None)
     env.setdefault("DEBUG", "true")
+    # ranx (a test-only peer) compiles its measures with numba on first use, about a minute; its
+    # cache outside the checkout lets later runs, and fresh clones on this machine, skip that.
+    env.setdefault("NUMBA_CACHE_DIR", str(Path.home() / ".cache" / "cranfield" / "numba"))
     if ensure_service("PostgreSQL", POSTGRES, start_postgres_command()):
         env.setdefault("DATABASE_URL", TEST_DATABASE_URL)
     redis_start = [
