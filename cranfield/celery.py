@@ -32,6 +32,10 @@ app.conf.beat_schedule = {
         "task": "evaluation.import_jobs.resend_lost_import_job_messages",
         "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
     },
+    "resend-lost-text-evaluation-jobs": {
+        "task": "evaluation.text_evaluation.resend_lost_text_evaluation_jobs",
+        "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
+    },
     "resend-lost-evaluation-jobs": {
         "task": "evaluation.scoring.jobs.resend_lost_evaluation_jobs",
         "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),

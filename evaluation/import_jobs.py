@@ -15,7 +15,6 @@ import logging
 import zlib
 from collections.abc import Callable
 from dataclasses import asdict
-from datetime import timedelta
 from typing import Any, Protocol
 
 from celery import shared_task
@@ -26,7 +25,7 @@ from django.utils import timezone
 from annotation.models import Project
 
 from .collection import ImportFailed, import_from_body
-from .ground_truth import embedded
+from .dispatch import resend_lost, send_to_worker
 from .models import ImportJob
 
 logger = logging.getLogger(__name__)
@@ -89,26 +88,12 @@ def create_job(
 
 
 def send(job: ImportJob) -> None:
-    if run_import_job.app.conf.task_always_eager:  # the embedded default: a background thread
-        embedded.schedule_task(run_import_job, (job.pk,), delay=0)
-        return
-    try:
-        run_import_job.delay(job.pk)
-    except Exception as error:
-        logger.exception("could not queue import job %s", job.pk)
-        finish(job.pk, Status.FAILED, error=f"could not be queued: {error}")
+    send_to_worker(run_import_job, job.pk, lambda job_id, reason: finish(job_id, Status.FAILED, error=reason))
 
 
 def resend_lost_import_jobs() -> int:
-    """Send again the import jobs still queued after any delivery could take (lost with a worker or
-    a Redis restart); only a queued job starts, so sending twice is harmless. Returns how many."""
-    waited = timezone.now() - timedelta(seconds=settings.BROKER_VISIBILITY_TIMEOUT)
-    lost = ImportJob.objects.filter(status=Status.QUEUED, created_at__lt=waited).defer("body")
-    count = 0
-    for job in lost.iterator():
-        send(job)
-        count += 1
-    return count
+    """Send again the import jobs the broker lost (``dispatch.resend_lost``); returns how many."""
+    return resend_lost(ImportJob.objects.defer("body"), send)
 
 
 @shared_task(acks_late=True)

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from annotation.models import Project, Task
 
-from .ground_truth import embedded
+from .dispatch import resend_lost, send_to_worker
 from .metrics.text_scores import METRICS, Output, check_metrics, score_outputs
 from .models import OutputScore, Reference, TextEvaluation
 
@@ -74,14 +74,18 @@ def request_text_evaluation(
 
 
 def send(evaluation: TextEvaluation) -> None:
-    if run_text_evaluation.app.conf.task_always_eager:  # the embedded default: a background thread
-        embedded.schedule_task(run_text_evaluation, (evaluation.pk,), delay=0)
-        return
-    try:
-        run_text_evaluation.delay(evaluation.pk)
-    except Exception as error:
-        logger.exception("could not queue text evaluation %s", evaluation.pk)
-        fail(evaluation.pk, f"could not be queued: {error}")
+    send_to_worker(run_text_evaluation, evaluation.pk, fail)
+
+
+def resend_lost_text_evaluations() -> int:
+    """Send again the text evaluations the broker lost (``dispatch.resend_lost``); returns how many."""
+    return resend_lost(TextEvaluation.objects.all(), send)
+
+
+@shared_task(acks_late=True)
+def resend_lost_text_evaluation_jobs() -> int:
+    """Beat job, every few minutes: ``resend_lost_text_evaluations``."""
+    return resend_lost_text_evaluations()
 
 
 def fail(evaluation_id: int, error: str) -> None:

@@ -15,16 +15,14 @@ the runs as they are when it starts): adding ten runs in a row gives one job, no
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
 from celery import group, shared_task
-from django.conf import settings
 from django.db import OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Project
-from evaluation.ground_truth import embedded
+from evaluation.dispatch import resend_lost, send_to_worker
 from evaluation.models import Evaluation, ExternalQrels, GroundTruthSnapshot, Run
 
 from .checks import evaluation_checks
@@ -96,27 +94,12 @@ def on_snapshot_written(snapshot: GroundTruthSnapshot) -> None:
 def send(evaluation: Evaluation) -> None:
     """Start the job on a worker, or, without one, on the embedded runner; a broker that cannot be
     reached fails the job (the researcher can request it again)."""
-    if start_evaluation.app.conf.task_always_eager:
-        embedded.schedule_task(start_evaluation, (evaluation.pk,), delay=0)
-        return
-    try:
-        start_evaluation.delay(evaluation.pk)
-    except Exception as error:
-        logger.exception("could not queue evaluation %s", evaluation.pk)
-        fail(evaluation.pk, f"could not be queued: {error}")
+    send_to_worker(start_evaluation, evaluation.pk, fail)
 
 
 def resend_lost_evaluations() -> int:
-    """Send again the evaluations still queued after any delivery could take (the broker lost them,
-    say Redis restarted empty); otherwise a lost one would absorb every later request of its ground
-    truth and settings. Sending twice is harmless: only a queued evaluation starts. Returns how many."""
-    waited = timezone.now() - timedelta(seconds=settings.BROKER_VISIBILITY_TIMEOUT)
-    lost = Evaluation.objects.filter(status=Status.QUEUED, created_at__lt=waited)
-    count = 0
-    for evaluation in lost.iterator():
-        send(evaluation)
-        count += 1
-    return count
+    """Send again the evaluations the broker lost (``dispatch.resend_lost``); returns how many."""
+    return resend_lost(Evaluation.objects.all(), send)
 
 
 @shared_task(acks_late=True)

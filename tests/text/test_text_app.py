@@ -300,3 +300,29 @@ def test_a_text_evaluation_computes_only_the_metrics_chosen(
     assert project.text_evaluations.order_by("-pk").first().metrics == ["bleu", "chrf"]
     client.post(page, {"rouge_multi_ref": "max"})
     assert project.text_evaluations.count() == before + 1
+
+
+def test_a_text_evaluation_the_broker_lost_is_sent_again_by_beat(researcher, text_project, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from cranfield.celery import app
+    from evaluation.text_evaluation import (
+        request_text_evaluation,
+        resend_lost_text_evaluation_jobs,
+        resend_lost_text_evaluations,
+    )
+
+    project, _ = text_project
+    lost = request_text_evaluation(project)  # never sent: its request did not commit here
+    assert resend_lost_text_evaluations() == 0  # not waiting long enough to be lost
+    old = timezone.now() - timedelta(seconds=settings.BROKER_VISIBILITY_TIMEOUT + 1)
+    TextEvaluation.objects.filter(pk=lost.pk).update(created_at=old)
+    assert resend_lost_text_evaluation_jobs() == 1
+    embedded.run_queued()
+    lost.refresh_from_db()
+    assert lost.status == TextEvaluation.Status.DONE and lost.output_count == len(SYSTEMS) * INPUTS
+    assert resend_lost_text_evaluations() == 0
+    entry = app.conf.beat_schedule["resend-lost-text-evaluation-jobs"]
+    assert entry["task"] == resend_lost_text_evaluation_jobs.name and 0 < entry["schedule"] <= 600
