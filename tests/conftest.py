@@ -128,6 +128,12 @@ def postgres_required() -> None:
 @pytest.fixture(scope="session")
 def redis_url() -> str:
     url = os.environ.get("CRANFIELD_TEST_REDIS_URL", "")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if url and worker.startswith("gw"):
+        # Parallel test processes (gw0, gw1, …) each flush and use a Redis database of their own,
+        # counting down from the one given (15, 14, …), as each has a test database of its own.
+        base, number = url.rsplit("/", 1)
+        url = f"{base}/{int(number) - int(worker[2:])}"
     if not url or not _reachable(url):
         missing(
             "this test needs Redis: set CRANFIELD_TEST_REDIS_URL=redis://127.0.0.1:6379/15 (dev.py test does)"

@@ -22,6 +22,7 @@ import pytest
 import requests
 from django.conf import settings
 
+from evaluation.demo import DEMO_PROJECT_NAME
 from tests.integration.servers import Gunicorn, deployment_environment, manage
 
 TOKEN_LINE = "Generated token"
@@ -192,7 +193,7 @@ def leaderboards(client: OpenApiClient, project: int) -> dict:
 
 
 def test_a_bundle_moves_the_demo_to_a_fresh_install_with_the_same_leaderboards(source, destination):
-    [demo] = source.every("projects_list")
+    [demo] = [p for p in source.every("projects_list") if p["name"] == DEMO_PROJECT_NAME]
     bundle = source.call("projects_bundle_retrieve", accept="application/zip", project_pk=demo["id"])
     assert bundle.headers["Content-Type"] == "application/zip"
 
