@@ -346,6 +346,18 @@ class Task(models.Model):
             parts.append(self.document_b.external_id)
         return " × ".join(parts) + ("" if self.kind == self.Kind.ITEM else f" ({self.kind})")
 
+    @property
+    def title(self) -> str:
+        """The item in words, for pages: the topic's title and the document's (or the start of its
+        text), where ``str()`` gives the ids ("7 × 492")."""
+
+        def name(document: Document) -> str:
+            text = document.title or document.text
+            return text if len(text) <= 80 else text[:79] + "…"
+
+        documents = " / ".join(name(d) for d in (self.document, self.document_b) if d is not None)
+        return f"{self.topic.title} — {documents}" if self.topic else documents
+
 
 class Assignment(models.Model):
     """An annotator's lease on a task."""

@@ -47,6 +47,7 @@ urlpatterns = [
         researcher_views.member_unblock,
         name="member-unblock",
     ),
+    path("projects/<int:project_id>/items/lower-k/", researcher_views.lower_k, name="lower-k"),
     path(
         "projects/<int:project_id>/judgements.<download:fmt>",
         researcher_views.judgements_download,
