@@ -93,6 +93,10 @@ def test_the_project_page_flags_the_stranded_item_with_the_ways_out(client, rese
     assert "1 of them no one may take at all now" in page
     assert "Lower k for 1 item to what it can reach" in page
     assert "bring in more annotators" in page
+    assert (
+        reverse("project-annotators", args=[project.pk])
+        in client.get(reverse("project-page", args=[project.pk])).content.decode()
+    )
 
 
 def test_lowering_k_of_stranded_items_completes_them(client, researcher, skipped_once):
@@ -227,6 +231,7 @@ def test_a_save_that_changes_neither_k_nor_annotators_goes_through_with_a_warnin
     page = text_of(response)
     assert "Settings saved." in page and "but only 2 are eligible" in page
     assert Project.objects.get(pk=project.pk).name == "Renamed"
+    assert "but only 2 are eligible" in text_of(client.get(reverse("project-annotators", args=[project.pk])))
 
 
 def api_client(user) -> APIClient:
@@ -410,3 +415,4 @@ def test_a_researcher_without_projects_is_told_how_to_start(client, django_user_
     client.force_login(user)
     page = text_of(client.get(reverse("home")))
     assert "No projects yet: make one, import what is to be judged, then bring annotators in" in page
+    assert "Got a project code from a researcher? Join with it" in page
