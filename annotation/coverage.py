@@ -31,23 +31,26 @@ from .models import Assignment, Membership, Project, Task
 STRANDED_SHOWN = 20
 
 
+# Where the way out is, for messages shown away from the pages that link to it.
+HOW_TO_BRING_IN = (
+    "Annotators come in on the project's Annotators page: create accounts, send invitation links or "
+    "share the sign-up code."
+)
+
+
 def k_problem(k: int, eligible: int) -> str | None:
     """Why ``k`` judgements per item cannot come from ``eligible`` annotators, or None if they can."""
     if k <= eligible:
         return None
+    needs = "every item needs an annotator" if k == 1 else f"every item needs {k} different annotators"
     if eligible == 0:
-        return (
-            f"k = {k}: every item needs {k} different annotators, and this project has no eligible "
-            f"annotator yet. Bring in at least {k} (create accounts, send invitation links or share "
-            f"the sign-up code on the Annotators page)."
-        )
+        at_least = "one" if k == 1 else f"at least {k}"
+        return f"k = {k}: {needs}, and this project has no eligible annotator yet. Bring in {at_least}."
     verb = "is" if eligible == 1 else "are"
     more = k - eligible
     return (
-        f"k = {k}: every item needs {k} different annotators, but only {eligible} {verb} eligible, "
-        f"so no item could ever be complete. Lower k to {eligible}, or bring in {more} more "
-        f"annotator{'s' if more != 1 else ''} first (Annotators page: create accounts, invite, or "
-        f"share the sign-up code)."
+        f"k = {k}: {needs}, but only {eligible} {verb} eligible, so no item could ever be complete. "
+        f"Lower k to {eligible}, or bring in {more} more annotator{'s' if more != 1 else ''} first."
     )
 
 

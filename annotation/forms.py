@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 
-from .coverage import eligible_among, k_problem
+from .coverage import HOW_TO_BRING_IN, eligible_among, k_problem
 from .models import Project
 from .task_types import AnswerError, task_type
 
@@ -124,7 +124,7 @@ class ProjectForm(forms.ModelForm):
         if eligible:
             problem = k_problem(k, eligible)
             if problem:
-                self.add_error("assignments_per_task", problem)
+                self.add_error("assignments_per_task", f"{problem} {HOW_TO_BRING_IN}")
 
     def save(self, commit: bool = True) -> Project:
         project = super().save(commit=commit)

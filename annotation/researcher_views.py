@@ -19,7 +19,7 @@ from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from .assignment import block_annotator, unblock_annotator
-from .coverage import apply_k_to_items, k_problem_of, lower_k_of_stranded_items
+from .coverage import HOW_TO_BRING_IN, apply_k_to_items, k_problem_of, lower_k_of_stranded_items
 from .downloads import judgements_response
 from .forms import ProjectForm
 from .models import Judgement, Membership
@@ -150,7 +150,7 @@ def warn_about_coverage(request: AuthenticatedHttpRequest, project) -> None:
     """Say so when k exceeds the eligible annotators (the project page says it too, and how to fix it)."""
     problem = k_problem_of(project)
     if problem:
-        messages.warning(request, problem)
+        messages.warning(request, f"{problem} {HOW_TO_BRING_IN}")
 
 
 @login_required

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
-from .coverage import eligible_among, k_problem
+from .coverage import HOW_TO_BRING_IN, eligible_among, k_problem
 from .inputs import InputError, identifier
 from .models import Project
 from .task_types import AnswerError, validate_config
@@ -79,7 +79,7 @@ class ProjectSerializer(StrictSerializer, serializers.ModelSerializer):
         eligible = len(eligible_among(project, users))
         problem = k_problem(k, eligible) if eligible else None
         if problem:
-            raise serializers.ValidationError({"assignments_per_task": [problem]})
+            raise serializers.ValidationError({"assignments_per_task": [f"{problem} {HOW_TO_BRING_IN}"]})
 
 
 class TopicInSerializer(StrictSerializer):

@@ -190,6 +190,9 @@ def test_the_new_project_form_refuses_k_above_the_named_annotators_with_the_reas
     page = text_of(response)
     assert "k = 3: every item needs 3 different annotators, but only 2 are eligible" in page
     assert "Lower k to 2, or bring in 1 more annotator first" in page
+    assert (
+        "Annotators come in on the project's Annotators page: create accounts, send invitation links" in page
+    )
 
 
 def test_a_new_project_without_annotators_is_accepted_and_told_what_to_do_next(client, researcher):
