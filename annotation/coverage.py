@@ -137,7 +137,11 @@ def _stranded_items(project: Project, eligible_ids: list[int]) -> QuerySet[WithA
     items = Task.objects.filter(project=project, kind=Task.Kind.ITEM, completed=False).annotate(
         judged=Count("assignments", filter=submitted),
         held=Count("assignments", filter=live),
-        touched=Count("assignments", filter=Q(assignments__annotator_id__in=eligible_ids)),
+        # With no eligible annotator an empty IN () inside the count's filter made Django answer the
+        # whole query with no rows, hiding every stranded item (a test found it).
+        touched=Count("assignments", filter=Q(assignments__annotator_id__in=eligible_ids))
+        if eligible_ids
+        else Value(0, output_field=IntegerField()),
     )
     # Eligible annotators who never had the item are the only ones who may still take it.
     reachable = ExpressionWrapper(

@@ -207,6 +207,20 @@ def test_a_new_project_without_annotators_is_accepted_and_told_what_to_do_next(c
     assert "no eligible annotator yet" in page
 
 
+def test_with_too_few_annotators_the_page_says_so_once_not_item_by_item(client, researcher):
+    project = make_project(researcher, [], k=2)
+    client.force_login(researcher)
+    page = text_of(client.get(reverse("project-page", args=[project.pk])))
+    assert (
+        "k = 2: every item needs 2 different annotators, and this project has no eligible annotator yet"
+        in page
+    )
+    assert "more annotators than can take" not in page
+    assert (
+        project_coverage(project).stranded_count == Task.objects.filter(project=project, kind="item").count()
+    )
+
+
 def test_the_settings_form_refuses_a_k_the_annotators_cannot_give(client, researcher, annotators):
     project = make_project(researcher, annotators, k=2)
     client.force_login(researcher)
