@@ -127,18 +127,27 @@ def embedded_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
 
 
+def run_banner(address: str) -> str:
+    """What ``run`` prints: where to go and as whom. No admin link: Django's admin takes staff
+    accounts only, and no demo account is one (the researcher's pages do what a researcher needs)."""
+    return (
+        f"\n  Cranfield is running at http://{address}/\n"
+        "  Demo logins (password cranfield-demo): researcher, annotator1, annotator2, annotator3\n"
+        "  As researcher: bring annotators in on a project's Annotators page (accounts, invitation links,\n"
+        "  a sign-up code); your API token for scripts is on the home page. "
+        f"API docs: http://{address}/api/docs/\n"
+        "  Django's admin (/admin/) takes staff accounts only, and no demo account is one;\n"
+        "  python3.11 dev.py manage createsuperuser makes one if you need it.\n"
+    )
+
+
 def command_run(args: list[str]) -> None:
     ensure_venv(None)
     env = embedded_env()
     run(PYTHON, "manage.py", "migrate", "--noinput", "-v", "0", env=env)
     run(PYTHON, "manage.py", "load_demo", env=env)
     address = args[0] if args else "127.0.0.1:8000"
-    print(
-        f"\n  Cranfield is running at http://{address}/\n"
-        "  Demo logins (password cranfield-demo): researcher, annotator1, annotator2, annotator3\n"
-        f"  API schema: http://{address}/api/schema/   Admin: http://{address}/admin/\n",
-        flush=True,
-    )
+    print(run_banner(address), flush=True)
     os.execve(PYTHON, [str(PYTHON), "manage.py", "runserver", address], env)
 
 

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from cranfield.renderers import CsvRenderer, NdjsonRenderer, with_downloads
 
+from .coverage import apply_k_to_items
 from .downloads import judgements_response
 from .models import Judgement, Project
 from .permissions import IsResearcher
@@ -58,7 +59,8 @@ class ProjectViewSet(
             raise serializers.ValidationError(
                 {changed[0]: ["cannot change once items are judged: it changes what the judgements mean"]}
             )
-        serializer.save()
+        old_k = project.assignments_per_task
+        apply_k_to_items(serializer.save(), old_k)
 
     @extend_schema(responses={204: None})
     def destroy(self, request: Request, *args, **kwargs) -> Response:

@@ -179,6 +179,18 @@ def _claim_item(project: Project, annotator) -> Assignment | None:
     )
 
 
+def items_left_for(project: Project, annotator) -> str:
+    """What is left for this annotator: ``"open"`` (a claim would lease an item), ``"held"`` (every
+    item left is held by others' leases, and may come back if they skip it or their time runs out)
+    or ``"none"`` (nothing, ever: the judging page then offers no "Get the next task" button)."""
+    never_had = Task.objects.filter(project=project, kind=Task.Kind.ITEM, completed=False).exclude(
+        assignments__annotator=annotator
+    )
+    if never_had.filter(slots_taken__lt=F("required_judgements")).exists():
+        return "open"
+    return "held" if never_had.exists() else "none"
+
+
 def _check_candidates(project: Project, annotator) -> tuple[QuerySet[Task], QuerySet[Task]]:
     """Gold items, and attention checks, that may be shown to this annotator."""
     gold = Task.objects.filter(project=project, kind=Task.Kind.GOLD)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 
+from .coverage import HOW_TO_BRING_IN, eligible_among, k_problem
 from .models import Project
 from .task_types import AnswerError, task_type
 
@@ -84,6 +85,7 @@ class ProjectForm(forms.ModelForm):
 
     def clean(self) -> dict:
         cleaned = super().clean() or {}
+        self.check_k_against_annotators(cleaned)
         name = cleaned.get("task_type")
         if not name:
             return cleaned
@@ -104,6 +106,25 @@ class ProjectForm(forms.ModelForm):
             self.add_error(kind.config_field, str(error))
         self.instance.config = config
         return cleaned
+
+    def check_k_against_annotators(self, cleaned: dict) -> None:
+        """Refuse a k that the named annotators cannot give every item (``annotation.coverage``).
+
+        Only when this form sets k or the annotators: a save that changes neither (new instructions,
+        say) goes through, and the project page keeps warning. A project with no eligible annotator
+        yet is being set up: accepted, and the view says what to do next.
+        """
+        k, users = cleaned.get("assignments_per_task"), cleaned.get("annotator_usernames")
+        if k is None or users is None:
+            return
+        changed = {"assignments_per_task", "annotator_usernames"} & set(self.changed_data)
+        if self.instance.pk and not changed:
+            return
+        eligible = len(eligible_among(self.instance, users))
+        if eligible:
+            problem = k_problem(k, eligible)
+            if problem:
+                self.add_error("assignments_per_task", f"{problem} {HOW_TO_BRING_IN}")
 
     def save(self, commit: bool = True) -> Project:
         project = super().save(commit=commit)

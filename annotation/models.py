@@ -113,6 +113,11 @@ class Project(models.Model):
         max_length=20, choices=GroundTruthMethod.choices, default=GroundTruthMethod.MAJORITY
     )
     active = models.BooleanField(default=True)
+    # Sign-up with a project code (annotation.accounts): anyone who has the code may create an account
+    # and join while sign-up is enabled. Not a setting of the form or API: it is shown, switched and
+    # renewed on the project's Annotators page only.
+    signup_code = models.CharField(max_length=32, blank=True, default="")
+    signup_enabled = models.BooleanField(default=False)
     # Set when a ground-truth run is queued and cleared when it starts: submissions arriving in
     # between ride on that run instead of queueing their own (see evaluation.ground_truth.jobs).
     ground_truth_pending = models.BooleanField(default=False)
@@ -128,6 +133,10 @@ class Project(models.Model):
             models.CheckConstraint(
                 condition=Q(attention_rate__gte=0, attention_rate__lte=1),
                 name="project_attention_rate_is_a_share",
+            ),
+            # A code names one project (looked up by it at sign-up).
+            models.UniqueConstraint(
+                fields=["signup_code"], condition=~Q(signup_code=""), name="project_signup_code_unique"
             ),
         ]
 
@@ -187,11 +196,18 @@ class Project(models.Model):
 
 
 class Membership(models.Model):
-    """An annotator in a project: whether they passed the qualification and whether they are blocked."""
+    """An annotator in a project: how they came in, whether they passed the qualification and whether
+    they are blocked."""
 
     class Status(models.TextChoices):
         ACTIVE = "active", "Active"
         BLOCKED = "blocked", "Blocked"
+
+    class JoinedVia(models.TextChoices):
+        ADDED = "added", "Added by username"
+        ACCOUNT = "account", "Account created by the researcher"
+        INVITATION = "invitation", "Invitation link"
+        SIGNUP_CODE = "signup_code", "Sign-up code"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
     annotator = models.ForeignKey(
@@ -200,6 +216,10 @@ class Membership(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     qualified_at = models.DateTimeField(null=True, blank=True)
     blocked_reason = models.CharField(max_length=300, blank=True)
+    joined_via = models.CharField(max_length=20, choices=JoinedVia.choices, default=JoinedVia.ADDED)
+    invitation = models.ForeignKey(
+        "Invitation", on_delete=models.SET_NULL, null=True, blank=True, related_name="memberships"
+    )
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -214,6 +234,55 @@ class Membership(models.Model):
     @property
     def blocked(self) -> bool:
         return self.status == self.Status.BLOCKED
+
+
+class Invitation(models.Model):
+    """A link that lets whoever holds it join a project (with a new account, or their own).
+
+    Only a SHA-256 of the link's random token is stored: the link is shown once, when it is made,
+    and a copy of the database does not give anyone a way in. ``max_uses`` None: any number of
+    people until it expires.
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="invitations")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    token_hash = models.CharField(max_length=64, unique=True)
+    note = models.CharField(
+        max_length=200, blank=True, help_text="Whom it is for; shown only to researchers."
+    )
+    max_uses = models.PositiveIntegerField(null=True, blank=True)
+    uses = models.PositiveIntegerField(default=0)
+    expires_at = models.DateTimeField()
+    revoked = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            # The last line of defence behind the conditional UPDATE that counts a use.
+            models.CheckConstraint(
+                condition=Q(max_uses__isnull=True) | Q(uses__lte=F("max_uses")),
+                name="invitation_uses_within_max",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"invitation to {self.project} ({self.note or self.pk})"
+
+    def refusal(self, now=None) -> str | None:
+        """Why this link cannot be used now, or None if it can."""
+        now = now or timezone.now()
+        if self.revoked:
+            return "This invitation was withdrawn by the researcher."
+        if self.expires_at <= now:
+            return "This invitation has expired."
+        if self.max_uses is not None and self.uses >= self.max_uses:
+            return "This invitation has already been used."
+        if not self.project.active:
+            return "This project is closed."
+        return None
 
 
 class Topic(models.Model):
@@ -348,6 +417,18 @@ class Task(models.Model):
         if self.document_b:
             parts.append(self.document_b.external_id)
         return " × ".join(parts) + ("" if self.kind == self.Kind.ITEM else f" ({self.kind})")
+
+    @property
+    def title(self) -> str:
+        """The item in words, for pages: the topic's title and the document's (or the start of its
+        text), where ``str()`` gives the ids ("7 × 492")."""
+
+        def name(document: Document) -> str:
+            text = document.title or document.text
+            return text if len(text) <= 80 else text[:79] + "…"
+
+        documents = " / ".join(name(d) for d in (self.document, self.document_b) if d is not None)
+        return f"{self.topic.title} — {documents}" if self.topic else documents
 
 
 class Assignment(models.Model):

@@ -15,9 +15,11 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from .assignment import block_annotator, unblock_annotator
+from .coverage import HOW_TO_BRING_IN, apply_k_to_items, k_problem_of, lower_k_of_stranded_items
 from .downloads import judgements_response
 from .forms import ProjectForm
 from .models import Judgement, Membership
@@ -40,6 +42,7 @@ def project_new(request: AuthenticatedHttpRequest) -> HttpResponse:
         form.instance.owner = request.user
         project = form.save()
         messages.success(request, f"Project “{project.name}” created. Now import what is to be judged.")
+        warn_about_coverage(request, project)
         return redirect("project-import", project_id=project.pk)
     return render(request, "annotation/project_form.html", {"form": form, "project": None})
 
@@ -61,9 +64,18 @@ def project_settings(request: AuthenticatedHttpRequest, project_id: int) -> Http
             "max_words",
         ):
             form.fields[name].disabled = True
+    old_k = project.assignments_per_task
     if request.method == "POST" and form.is_valid():
         form.save()
         messages.success(request, "Settings saved.")
+        changed = apply_k_to_items(project, old_k)
+        if changed:
+            messages.info(
+                request,
+                f"k is now {project.assignments_per_task} for {changed} item{pluralize(changed)} that had "
+                f"k = {old_k} (items whose k was set on their own keep it).",
+            )
+        warn_about_coverage(request, project)
         return redirect("project-page", project_id=project.pk)
     return render(
         request, "annotation/project_form.html", {"form": form, "project": project, "judged": judged}
@@ -85,7 +97,9 @@ def member_block(request: AuthenticatedHttpRequest, project_id: int, user_id: in
     project = owned_project(request.user, project_id)
     member = get_object_or_404(Membership, project=project, annotator_id=user_id)
     released = block_annotator(project, member.annotator, request.POST.get("reason", ""))
-    messages.success(request, f"{member.annotator.username} is blocked ({released} lease(s) returned).")
+    returned = f"{released} lease{pluralize(released)} returned to the pool" if released else "no lease held"
+    messages.success(request, f"{member.annotator.username} is blocked ({returned}).")
+    warn_about_coverage(request, project)
     return redirect("project-page", project_id=project.pk)
 
 
@@ -111,6 +125,32 @@ def member_add(request: AuthenticatedHttpRequest, project_id: int) -> HttpRespon
         Membership.objects.get_or_create(project=project, annotator=user)
         messages.success(request, f"{username} now annotates this project.")
     return redirect("project-page", project_id=project.pk)
+
+
+@login_required
+@require_POST
+def lower_k(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
+    """Lower the k of the items that can never reach it to the judgements they can still get, so they
+    complete instead of staying open for ever (the project page offers it beside the list).
+
+    Security behavior: the project's owner only (anyone else gets 404).
+    """
+    project = owned_project(request.user, project_id)
+    changed = lower_k_of_stranded_items(project)
+    if changed:
+        messages.success(
+            request, f"k lowered for {changed} item{pluralize(changed)} to what each can still reach."
+        )
+    else:
+        messages.info(request, "No item's k could be lowered: bring in more annotators instead.")
+    return redirect("project-page", project_id=project.pk)
+
+
+def warn_about_coverage(request: AuthenticatedHttpRequest, project) -> None:
+    """Say so when k exceeds the eligible annotators (the project page says it too, and how to fix it)."""
+    problem = k_problem_of(project)
+    if problem:
+        messages.warning(request, f"{problem} {HOW_TO_BRING_IN}")
 
 
 @login_required

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
+from .coverage import HOW_TO_BRING_IN, eligible_among, k_problem
 from .inputs import InputError, identifier
 from .models import Project
 from .task_types import AnswerError, validate_config
@@ -59,7 +60,26 @@ class ProjectSerializer(StrictSerializer, serializers.ModelSerializer):
             validate_config(task_type, config)
         except AnswerError as error:
             raise serializers.ValidationError({"config": [str(error)]}) from error
+        self.check_k_against_annotators(attrs)
         return attrs
+
+    def check_k_against_annotators(self, attrs: dict) -> None:
+        """Refuse a k the named annotators cannot give every item, as the settings form does: only
+        when this request sets k or the annotators, and not while the project has no eligible
+        annotator at all (being set up; the project page says what to do next)."""
+        if "assignments_per_task" not in attrs and "annotators" not in attrs:
+            return
+        project = self.instance
+        k = attrs.get("assignments_per_task", getattr(project, "assignments_per_task", 3))
+        users = (
+            attrs["annotators"]
+            if "annotators" in attrs
+            else (list(project.annotators.all()) if project else [])
+        )
+        eligible = len(eligible_among(project, users))
+        problem = k_problem(k, eligible) if eligible else None
+        if problem:
+            raise serializers.ValidationError({"assignments_per_task": [f"{problem} {HOW_TO_BRING_IN}"]})
 
 
 class TopicInSerializer(StrictSerializer):

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from . import researcher_views, views
+from . import account_views, researcher_views, views
 
 
 class DownloadFormat:
@@ -30,6 +30,9 @@ urlpatterns = [
         name="edit-judgement",
     ),
     path("projects/<int:project_id>/qualification/", views.qualification, name="qualification"),
+    # Coming in: sign-up with a project code, invitation links (public)
+    path("signup/", account_views.signup, name="signup"),
+    path("invite/<str:token>/", account_views.invitation, name="invitation"),
     # Researchers
     path("projects/new/", researcher_views.project_new, name="project-new"),
     path("projects/<int:project_id>/settings/", researcher_views.project_settings, name="project-settings"),
@@ -47,6 +50,16 @@ urlpatterns = [
         researcher_views.member_unblock,
         name="member-unblock",
     ),
+    path("projects/<int:project_id>/items/lower-k/", researcher_views.lower_k, name="lower-k"),
+    path("projects/<int:project_id>/annotators/", account_views.annotators_page, name="project-annotators"),
+    path("projects/<int:project_id>/annotators/accounts/", account_views.accounts_new, name="accounts-new"),
+    path("projects/<int:project_id>/invitations/", account_views.invitation_new, name="invitation-new"),
+    path(
+        "projects/<int:project_id>/invitations/<int:invitation_id>/revoke/",
+        account_views.invitation_revoke,
+        name="invitation-revoke",
+    ),
+    path("projects/<int:project_id>/signup-code/", account_views.signup_code, name="signup-code"),
     path(
         "projects/<int:project_id>/judgements.<download:fmt>",
         researcher_views.judgements_download,

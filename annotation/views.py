@@ -26,6 +26,7 @@ from .assignment import (
     ItemsBusy,
     claim_next_task,
     correct_judgement,
+    items_left_for,
     last_judgement,
     live_assignment,
     membership,
@@ -80,6 +81,15 @@ def task_view(project: Project, task: Task, answer: dict | None = None) -> dict:
         ],
         "widget": project.type.widget(project.config, answer),
     }
+
+
+def answer_in_words(project: Project, answer: dict) -> str:
+    """An answer as its annotator chose it: the label's name ("not relevant", "Highly relevant"),
+    the scores ("quality 4, coherence 3") or the text — never a bare label code."""
+    names = project.type.label_names(project.config)
+    if answer.get("label") in names:
+        return names[answer["label"]]
+    return project.type.describe_answer(project.config, answer).strip("“”")
 
 
 def project_progress(project: Project, annotator) -> dict:
@@ -139,6 +149,8 @@ def judge(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
         "project": project,
         "assignment": assignment,
         "refusal": refusal,
+        # Without a task in hand: is there one to get, so that the button is worth offering?
+        "left": items_left_for(project, request.user) if not (assignment or refusal) else None,
         "needs_qualification": needs_test,
         "previous": previous if project.active else None,
         "instructions": render_markdown(project.instructions),
@@ -152,8 +164,8 @@ def judge(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
 
 def lease_next_task(request: AuthenticatedHttpRequest, project: Project) -> None:
     try:
-        if claim_next_task(project, request.user) is None:
-            messages.info(request, "There is nothing left for you to judge in this project. Thank you!")
+        # When nothing is left the judging page says so itself, in place of the button.
+        claim_next_task(project, request.user)
     except ItemsBusy as busy:
         messages.info(request, str(busy))
     except AssignmentError as error:
@@ -252,6 +264,10 @@ def edit_judgement(request: AuthenticatedHttpRequest, project_id: int, judgement
             "judgement": judgement,
             "next": back,
             "editable": project.active,
+            "versions": [
+                {"revision": revision, "answer": answer_in_words(project, revision.answer)}
+                for revision in judgement.revisions.all()
+            ],
             **task_view(project, judgement.task, judgement.answer),
         },
     )
@@ -269,7 +285,8 @@ def history(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
         .order_by("-created_at", "-id")
     )
     page = Paginator(judgements, 50).get_page(request.GET.get("page"))
-    return render(request, "annotation/history.html", {"project": project, "page": page})
+    rows = [{"judgement": j, "answer": answer_in_words(project, j.answer)} for j in page.object_list]
+    return render(request, "annotation/history.html", {"project": project, "page": page, "rows": rows})
 
 
 @login_required

@@ -150,6 +150,24 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES",
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 
+# The public account pages (sign-up with a code, invitation links, password reset) are throttled per
+# client address in the cache (annotation/throttle.py): at most SIGNUP_THROTTLE_ATTEMPTS posts, and
+# SIGNUP_THROTTLE_FAILURES wrong codes or dead links, per address per SIGNUP_THROTTLE_MINUTES.
+SIGNUP_THROTTLE_ATTEMPTS = int(os.environ.get("SIGNUP_THROTTLE_ATTEMPTS", "30"))
+SIGNUP_THROTTLE_FAILURES = int(os.environ.get("SIGNUP_THROTTLE_FAILURES", "10"))
+SIGNUP_THROTTLE_MINUTES = int(os.environ.get("SIGNUP_THROTTLE_MINUTES", "15"))
+
+# Email, for password reset (Django's own views). The default prints messages on the console (the
+# web process's log): set EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and EMAIL_HOST…
+# to send them. The test suite keeps them in memory (pytest-django's locmem backend).
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "cranfield@localhost")
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

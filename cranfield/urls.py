@@ -5,6 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
+from annotation.account_views import api_token, password_reset
 from annotation.api import ProjectViewSet
 from evaluation.api import SnapshotViewSet
 
@@ -25,6 +26,28 @@ urlpatterns = [
     path("", include("evaluation.bundle_urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Django's own password views; the email goes through EMAIL_BACKEND (the console by default).
+    path("accounts/password_reset/", password_reset, name="password_reset"),
+    path(
+        "accounts/password_reset/done/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"
+    ),
+    path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path(
+        "accounts/password_change/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
+    path("accounts/token/", api_token, name="api-token"),
     path("admin/", admin.site.urls),
     path("api/", include(router.urls)),
     path("api/projects/<int:project_pk>/snapshots/", snapshot_list, name="snapshot-list"),

@@ -21,6 +21,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation import inputs
+from annotation.coverage import project_coverage
 from annotation.models import Membership, Project, Task
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from annotation.progress import project_progress_figures
@@ -77,6 +78,7 @@ def project_detail(request: AuthenticatedHttpRequest, project_id: int) -> HttpRe
             "annotators": annotator_rows(project),
             "snapshots": snapshots,
             "kinds": kinds,
+            "coverage": project_coverage(project),
         },
     )
 
@@ -167,10 +169,11 @@ def recompute(request: AuthenticatedHttpRequest, project_id: int) -> HttpRespons
 
 
 def _task_names(task_ids: set[Hashable]) -> dict[Hashable, str]:
-    rows = Task.objects.filter(pk__in=[task for task in task_ids if isinstance(task, int)]).values_list(
-        "pk", "topic__external_id", "document__external_id", "document_b__external_id"
+    """Items by their topic and document titles (``Task.title``), their ids (as in the qrels) after."""
+    tasks = Task.objects.filter(pk__in=[task for task in task_ids if isinstance(task, int)]).select_related(
+        "topic", "document", "document_b"
     )
-    return {pk: " × ".join(part for part in (topic, doc, doc_b) if part) for pk, topic, doc, doc_b in rows}
+    return {task.pk: f"{task.title} ({task})" for task in tasks}
 
 
 @login_required
@@ -194,6 +197,11 @@ def snapshot_diff(request: AuthenticatedHttpRequest, project_id: int) -> HttpRes
     added = diff.added[:DIFF_ROWS_ON_PAGE]
     removed = diff.removed[:DIFF_ROWS_ON_PAGE]
     names = _task_names({row[0] for row in changed} | {row[0] for row in added} | {row[0] for row in removed})
+    label_names = project.type.label_names(project.config)
+
+    def word(label):  # a label's name ("relevant"); rating medians are words already
+        return label_names.get(label, label)
+
     return render(
         request,
         "evaluation/snapshot_diff.html",
@@ -202,9 +210,9 @@ def snapshot_diff(request: AuthenticatedHttpRequest, project_id: int) -> HttpRes
             "old": old,
             "new": new,
             "diff": diff,
-            "changed": [(names.get(t, t), before, after) for t, before, after in changed],
-            "added": [(names.get(t, t), label) for t, label in added],
-            "removed": [(names.get(t, t), label) for t, label in removed],
+            "changed": [(names.get(t, t), word(before), word(after)) for t, before, after in changed],
+            "added": [(names.get(t, t), word(label)) for t, label in added],
+            "removed": [(names.get(t, t), word(label)) for t, label in removed],
             "rows_shown": DIFF_ROWS_ON_PAGE,
         },
     )

@@ -210,8 +210,26 @@ def _figure(
     }
 
 
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 item``, ``2 items``: a count with its noun in the right number."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
+
+
 def pairs_note(pairs: int, min_shared: int = 2) -> str:
-    return f"mean over {pairs} pairs of annotators sharing at least {min_shared} items"
+    if not pairs:
+        return f"no two annotators share {min_shared} items yet"
+    return f"mean over {plural(pairs, 'pair')} of annotators sharing at least {min_shared} items"
+
+
+def fleiss_note(per_item: int | None, excluded: int | None) -> str:
+    """What Fleiss' kappa rests on: the items rated the most common number of times (it needs the same
+    number per item), and how many others it leaves out."""
+    if excluded is None:
+        return ""
+    if per_item is None:
+        return f"needs items rated at least twice; none is yet ({plural(excluded, 'item')} rated once)"
+    left_out = f"; {plural(excluded, 'item')} rated another number of times left out" if excluded else ""
+    return f"items rated {per_item} times, the most common number{left_out}"
 
 
 def report_figures(
@@ -231,10 +249,7 @@ def report_figures(
             agreement.get("fleiss_kappa"),
             agreement.get("fleiss_kappa_n_items"),
             annotators("fleiss_kappa"),
-            f"items with the most common number of ratings ({per_item}); "
-            f"{excluded} with another number left out"
-            if excluded is not None
-            else "",
+            fleiss_note(per_item, excluded),
             agreement.get("fleiss_kappa_ci"),
         ),
         _figure(

@@ -144,13 +144,13 @@ def test_a_researcher_lists_only_their_own_projects(researcher, outsider_researc
 def test_a_researcher_creates_a_project_with_annotators(researcher, annotators):
     response = client_for(researcher).post(
         "/api/projects/",
-        {"name": "New", "assignments_per_task": 5, "annotators": ["annotator1", "annotator2"]},
+        {"name": "New", "assignments_per_task": 2, "annotators": ["annotator1", "annotator2"]},
         format="json",
     )
     assert response.status_code == 201, response.content
     project = Project.objects.get(name="New")
     assert project.owner == researcher
-    assert project.assignments_per_task == 5
+    assert project.assignments_per_task == 2
     assert sorted(project.annotators.values_list("username", flat=True)) == ["annotator1", "annotator2"]
 
 

@@ -232,7 +232,7 @@ def test_the_researcher_creates_a_likert_project_through_the_form(client, resear
             "likert_dimensions": "quality, coherence",
             "likert_low": "1",
             "likert_high": "5",
-            "assignments_per_task": "3",
+            "assignments_per_task": "2",
             "assignment_minutes": "30",
             "serve_order": "random",
             "gold_rate": "0",

@@ -10,7 +10,9 @@ another project, the project's owner, and a superuser (who owns nothing here). T
   was read before it was refused);
 - an **annotator page** answers the project's annotators and refuses (or sends to log in) everyone
   who is not one;
-- **public** URLs (log in, the home page, the schema) answer everyone, and never with a 5xx.
+- **public** URLs (log in, the home page, the schema, sign-up with a project code, an invitation
+  link, password reset) answer everyone, and never with a 5xx;
+- **account pages** (changing one's password) answer every account and send anonymous to log in.
 
 Every URL is tried with GET by every role, and with POST by every role but the owner (so nothing
 the owner has is changed by the test itself).
@@ -26,6 +28,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from annotation.accounts import create_invitation
 from annotation.assignment import claim_next_task
 from annotation.permissions import RESEARCHERS_GROUP
 from evaluation.ground_truth import embedded
@@ -38,15 +41,18 @@ from tests.scoring.conftest import judge_everything
 # Django's admin checks staff itself; static files are not views of ours.
 OUTSIDE = ("admin/", "static/")
 PUBLIC = {"", "accounts/login/", "accounts/logout/", "api/schema/", "api/docs/", "api/", "api/projects/",
-          "projects/new/"}  # fmt: skip
+          "projects/new/", "signup/", "invite/<token>/", "accounts/password_reset/",
+          "accounts/password_reset/done/", "accounts/reset/<uidb64>/<token>/",
+          "accounts/reset/done/"}  # fmt: skip
+ACCOUNT_PAGES = {"accounts/password_change/", "accounts/password_change/done/"}
 ANNOTATOR_PAGES = re.compile(
     r"^projects/<project_id>/(judge/|next/|history/|qualification/|assignments/<assignment_id>/\w+/"
     r"|judgements/<judgement_id>/edit/)$"
 )
 # A researcher's own objects outside any project: their import jobs answer only whoever sent them.
 OWN_OBJECT_URL = re.compile(r"^api/import-jobs/<pk>/$")
-# Any researcher may send a bundle (it becomes a project of theirs); no one else.
-RESEARCHER_URLS = {"api/bundles/"}
+# Any researcher may send a bundle (it becomes a project of theirs) or make their API token; no one else.
+RESEARCHER_URLS = {"api/bundles/", "accounts/token/"}
 PROJECT_URL = re.compile(r"^(api/)?projects/<(project_id|project_pk|pk)>")
 FORMATS = {"ground-truth/v<version>/": "qrels", "plots/": "png", "judgements.": "csv"}
 # Owner URLs that may rightly answer 404 in this relevance project: what they ask for is not in it.
@@ -88,7 +94,13 @@ def world(django_user_model, researcher, annotators, django_capture_on_commit_ca
     admin = django_user_model.objects.create_superuser("admin", password="x")
     outsider = django_user_model.objects.create_user("other-annotator", password="x")
     project = make_project(researcher, annotators, k=3, pool_depth=2)
-    make_project(other_researcher, [outsider])  # the outsiders have a project of their own
+    outsiders_project = make_project(
+        other_researcher, [outsider]
+    )  # the outsiders have a project of their own
+    # A live invitation of the outsiders' project: roles that POST to it join that project, which
+    # changes nothing the matrix checks in the main one.
+    _invitation, token = create_invitation(outsiders_project, other_researcher, max_uses=None, days=1)
+    invitation, _token = create_invitation(project, researcher, max_uses=1, days=1)
     judge_everything(project, annotators)
     snapshot = build_snapshot(project.pk)
     GroundTruthJob.objects.create(project=project, status="done", snapshot=snapshot)
@@ -108,6 +120,9 @@ def world(django_user_model, researcher, annotators, django_capture_on_commit_ca
         "assignment_id": assignment.pk,
         "judgement_id": judgement.pk,
         "user_id": member.pk,
+        "invitation_id": invitation.pk,
+        "token": token,
+        "uidb64": "MQ",
         "fmt": "csv",
         "format": "json",
         "kind": "pr",
@@ -189,10 +204,8 @@ def problems_with(route: str, role: str, method: str, status: int, location: str
             return None if login else "anonymous not sent to log in"
         # Not one of the project's annotators: refused, or sent elsewhere with a message.
         return None if status in {302, 403, 404, 405} else f"{role} let in"
-    if route in RESEARCHER_URLS:
-        if role in {"owner", "other researcher", "admin"}:
-            return "a researcher is refused" if status in {401, 403, 404} else None
-        return None if status in {401, 403} or login else f"{role} let in"
+    if route in ACCOUNT_PAGES or route in RESEARCHER_URLS:
+        return outside_projects(route, role, status, login)
     if not PROJECT_URL.match(route) and not OWN_OBJECT_URL.match(route):
         return "no rule covers this URL: add it to the access matrix"
     if role == "owner":
@@ -202,6 +215,17 @@ def problems_with(route: str, role: str, method: str, status: int, location: str
     if role == "anonymous":
         return None if login or status in {401, 403, 405} else "anonymous let in"
     return None if status in {401, 403, 404, 405} else f"{role} got {status}"
+
+
+def outside_projects(route: str, role: str, status: int, login: bool) -> str | None:
+    """The rules of URLs that name no project: account pages (every account) and researcher URLs."""
+    if route in ACCOUNT_PAGES:
+        if role == "anonymous":
+            return None if login else "anonymous not sent to log in"
+        return "an account is refused" if status in {401, 403, 404} else None
+    if role in {"owner", "other researcher", "admin"}:
+        return "a researcher is refused" if status in {401, 403, 404} else None
+    return None if status in {401, 403} or login else f"{role} let in"
 
 
 def test_every_url_answers_only_whom_it_should(world):

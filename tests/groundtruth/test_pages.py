@@ -104,7 +104,7 @@ def test_recompute_queues_one_debounced_run_and_only_on_post(
     assert f"Job {run.pk} is already waiting to start" in again.content.decode()
 
 
-def test_the_diff_page_lists_the_changed_item_by_its_ids(
+def test_the_diff_page_lists_the_changed_item_by_its_titles_and_labels_by_name(
     client, project, researcher, outsider_researcher, annotators
 ):
     # d3 had 0, 1, 1 (majority 1); the third annotator corrects to 0, so the majority becomes 0.
@@ -117,7 +117,7 @@ def test_the_diff_page_lists_the_changed_item_by_its_ids(
     page = response.content.decode()
     assert response.status_code == 200
     assert "1 changed, 0 added, 0 removed, 3 unchanged." in page
-    assert '<th scope="row">1 × d3</th><td>1</td><td>0</td>' in page
+    assert '<th scope="row">gas flow — doc 3 (1 × d3)</th><td>relevant</td><td>not relevant</td>' in page
     assert client.get(reverse("ground-truth-diff", args=[project.pk]) + "?from=1&to=9").status_code == 404
     assert client.get(reverse("ground-truth-diff", args=[project.pk]) + "?from=x").status_code == 400
 

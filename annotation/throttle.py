@@ -1,0 +1,59 @@
+"""Throttling of the public account pages (sign-up, invitation links, password reset) per address.
+
+Logging in is throttled by django-axes, per username and address, in the database. Sign-up has no
+username to key on until it succeeds, so these pages count per client address (found as axes finds
+it, so both agree behind a proxy) in fixed windows in the cache: a budget of attempts of any kind,
+which stops a script from making accounts by the thousand while a class behind one address signs
+up, and a smaller budget of wrong codes and dead links, which makes guessing them hopeless.
+
+When the cache is unreachable (Redis down: ``cranfield.cache`` then answers as an empty cache and
+logs it), nothing is counted and the pages keep working: losing the throttle for a while is
+better than losing sign-up, as issue 14 asks of every page.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from axes.helpers import get_client_ip_address
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest
+
+
+@dataclass(frozen=True)
+class Budget:
+    """At most ``limit`` events of ``scope`` per address per window of ``minutes``."""
+
+    scope: str
+    limit: int
+    minutes: int
+
+    def _key(self, request: HttpRequest) -> str:
+        window = int(time.time() // (self.minutes * 60))
+        address = get_client_ip_address(request) or "unknown"
+        return f"throttle:{self.scope}:{address}:{window}"
+
+    def spent(self, request: HttpRequest) -> bool:
+        """Is this address's budget used up in the current window?"""
+        return (cache.get(self._key(request)) or 0) >= self.limit
+
+    def count(self, request: HttpRequest) -> None:
+        """Count one event for this address."""
+        key = self._key(request)
+        try:
+            if not cache.add(key, 1, self.minutes * 60):
+                cache.incr(key)
+        except ValueError:  # the key expired in between, or the cache is down: not counted
+            pass
+
+
+def attempts(scope: str) -> Budget:
+    """Every POST to a public account page of ``scope`` (sign-up, invitation, password reset)."""
+    return Budget(scope, settings.SIGNUP_THROTTLE_ATTEMPTS, settings.SIGNUP_THROTTLE_MINUTES)
+
+
+def failures() -> Budget:
+    """Wrong sign-up codes and dead invitation links, whichever page they came through."""
+    return Budget("wrong-code", settings.SIGNUP_THROTTLE_FAILURES, settings.SIGNUP_THROTTLE_MINUTES)
