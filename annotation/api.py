@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from cranfield.renderers import CsvRenderer, NdjsonRenderer, with_downloads
 
+from .adjudication import RULE_SETTINGS, apply_rule
 from .downloads import judgements_response
 from .models import Judgement, Project
 from .permissions import IsResearcher
@@ -58,7 +59,13 @@ class ProjectViewSet(
             raise serializers.ValidationError(
                 {changed[0]: ["cannot change once items are judged: it changes what the judgements mean"]}
             )
+        rule_changed = any(
+            name in serializer.validated_data and serializer.validated_data[name] != getattr(project, name)
+            for name in RULE_SETTINGS
+        )
         serializer.save()
+        if rule_changed:  # referred or withdrawn at once, as on the settings page
+            apply_rule(serializer.instance)
 
     @extend_schema(responses={204: None})
     def destroy(self, request: Request, *args, **kwargs) -> Response:

@@ -17,6 +17,7 @@ from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from .adjudication import RULE_SETTINGS, apply_rule, describe_rule_change
 from .assignment import block_annotator, unblock_annotator
 from .downloads import judgements_response
 from .forms import ProjectForm
@@ -64,6 +65,8 @@ def project_settings(request: AuthenticatedHttpRequest, project_id: int) -> Http
     if request.method == "POST" and form.is_valid():
         form.save()
         messages.success(request, "Settings saved.")
+        if set(RULE_SETTINGS) & set(form.changed_data):
+            messages.info(request, describe_rule_change(apply_rule(project)))
         return redirect("project-page", project_id=project.pk)
     return render(
         request, "annotation/project_form.html", {"form": form, "project": project, "judged": judged}

@@ -59,6 +59,10 @@ class ProjectSerializer(StrictSerializer, serializers.ModelSerializer):
             validate_config(task_type, config)
         except AnswerError as error:
             raise serializers.ValidationError({"config": [str(error)]}) from error
+        rule = attrs.get("adjudication_rule", getattr(self.instance, "adjudication_rule", "off"))
+        refusal = Project.adjudication_refusal(task_type, rule)
+        if refusal is not None:
+            raise serializers.ValidationError({"adjudication_rule": [refusal]})
         return attrs
 
 
