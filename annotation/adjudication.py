@@ -186,6 +186,8 @@ def settle(task: Task, researcher, label: int | None, note: str = "") -> Adjudic
     note = (note or "").strip()
     if len(note) > NOTE_MAX_CHARS:
         raise AdjudicationError(f"The note is at most {NOTE_MAX_CHARS} characters.")
+    if "\x00" in note:  # PostgreSQL's text cannot hold it; a form would refuse it too
+        raise AdjudicationError("The note cannot contain a NUL character.")
     if label is not None:
         try:
             label = project.type.validate_answer(project.config, {"label": label}, require_rationale=False)[
