@@ -11,6 +11,7 @@ this side may import the other. The filters and the facts of judgements stay in
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Count
@@ -87,9 +88,18 @@ def aggregate_of(project: Project, row: SnapshotLabel, version: int | None) -> d
         if row.aggregate_label is not None
         else None,
         "adjudication": row.adjudication or None,
+        "adjudicated_at": adjudicated_at(row.adjudication),
         "details": row.details if project.is_rating else None,
         "summary": rating_summary(row.details) if project.is_rating else label_name(project, row.label),
     }
+
+
+def adjudicated_at(adjudication: dict) -> datetime | None:
+    """When the item was adjudicated (the snapshot keeps it as ISO 8601 text)."""
+    try:
+        return datetime.fromisoformat(adjudication["at"])
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def rating_summary(details: dict) -> str:
