@@ -382,3 +382,59 @@ def test_a_settings_form_that_omits_the_rule_keeps_the_projects_rule(client, res
     project.refresh_from_db()
     assert project.name == "Renamed"
     assert (project.adjudication_rule, project.adjudication_threshold) == ("majority_below", 0.6)
+
+
+def text_project(owner, annotators, task_type: str, config: dict) -> Project:
+    project = Project.objects.create(name=task_type, owner=owner, task_type=task_type, config=config)
+    project.annotators.set(annotators)
+    import_collection(
+        project,
+        documents=[{"id": "a", "text": "output <i>A</i>"}, {"id": "b", "text": "output B"}],
+        items=[{"document": "a", "document_b": "b" if task_type == "pairwise" else None}],
+    )
+    return project
+
+
+def test_a_pairwise_item_is_settled_by_hand_like_a_relevance_item(client, researcher, four):
+    project = text_project(researcher, four, "pairwise", {})
+    task = items(project)[0]
+    for annotator, label in zip(four[:3], [0, 1, 1], strict=True):
+        judge(task, annotator, label)
+    client.force_login(researcher)
+    page = client.get(reverse("item-page", args=[project.pk, task.pk])).content.decode()
+    assert "Output A" in page and "Output B" in page and "output &lt;i&gt;A&lt;/i&gt;" in page
+    assert "The first output is better" in page  # a choice of the settle form
+    client.post(reverse("item-adjudicate", args=[project.pk, task.pk]), {"label": "0"})
+    assert build_snapshot(project.pk).labels.get(task=task).label == 0
+
+
+@pytest.mark.parametrize(
+    ("task_type", "config", "answers"),
+    [
+        (
+            "likert",
+            {"dimensions": ["fluency"], "scale": [1, 5]},
+            [{"scores": {"fluency": 1}}, {"scores": {"fluency": 5}}],
+        ),
+        ("free_text", {"max_words": 10}, [{"text": "a reference"}, {"text": "another one"}]),
+    ],
+)
+def test_ratings_and_texts_are_browsed_but_not_settled(client, researcher, four, task_type, config, answers):
+    project = text_project(researcher, four, task_type, config)
+    task = items(project)[0]
+    for annotator, answer in zip(four, answers, strict=False):
+        judge(task, annotator, answer)
+    build_snapshot(project.pk)
+    client.force_login(researcher)
+    listing = client.get(reverse("items-page", args=[project.pk])).content.decode()
+    page = client.get(reverse("item-page", args=[project.pk, task.pk])).content.decode()
+    assert "assessor1" in page and "Settle this item" not in page
+    if task_type == "likert":
+        assert "fluency 4" in listing and "<strong>disagree</strong> by more than one point" in page
+        assert "fluency 3 (medians)" in page
+    else:
+        assert "Texts are kept as written" in page and "“a reference”" in page
+    response = api(researcher).post(
+        reverse("item-adjudication-api", args=[project.pk, task.pk]), {"label": 1}, format="json"
+    )
+    assert response.status_code == 400 and "Only label projects" in response.json()["label"][0]
