@@ -218,3 +218,66 @@ def test_settling_an_item_by_hand_ends_the_wait_for_its_extra_assessor(researche
     task.refresh_from_db()
     assert task.completed and task.required_judgements == 3 and task.referred_to == AdjudicatedBy.RESEARCHER
     assert claim_next_task(project, four[3]) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_racing_annotators_give_each_disputed_item_exactly_one_extra_judgement(postgres_required, researcher):
+    """10 annotators in parallel threads over 40 items, k = 3, rule "not unanimous": an item whose first
+    three judgements disagree gets exactly one more, from a fourth annotator; the others exactly three."""
+    import threading
+
+    from django.contrib.auth import get_user_model
+    from django.db import connections
+    from django.db.models import F
+
+    from annotation.assignment import ItemsBusy
+    from annotation.models import Judgement
+
+    users = [get_user_model().objects.create_user(f"racer{i}", password="x") for i in range(10)]
+    project = label_project(researcher, users, items=40, adjudication_rule="not_unanimous")
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(users))
+
+    def open_for(user) -> bool:
+        return (
+            Task.objects.filter(project=project, completed=False, slots_taken__lt=F("required_judgements"))
+            .exclude(assignments__annotator=user)
+            .exists()
+        )
+
+    def annotate(index: int, user) -> None:
+        try:
+            start.wait()
+            while True:
+                try:
+                    lease = claim_next_task(project, user)
+                except ItemsBusy:
+                    continue
+                if lease is None:
+                    if open_for(user):
+                        continue
+                    return
+                submit_judgement(lease.pk, user, int((lease.task_id * 7 + index) % 3 == 0))
+        except BaseException as error:  # surfaced in the main thread
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=annotate, args=pair) for pair in enumerate(users)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads) and errors == []
+
+    referred = 0
+    for task in items(project):
+        labels = list(Judgement.objects.filter(task=task).order_by("id").values_list("label", flat=True))
+        disputed = len(set(labels[:3])) > 1
+        referred += disputed
+        assert len(labels) == (4 if disputed else 3), (task, labels)
+        assert task.completed and task.slots_taken == len(labels) == task.required_judgements
+        assert (task.referred_to == AdjudicatedBy.EXTRA_ASSESSOR) == disputed
+    assert 0 < referred < 40
+    pairs = list(Judgement.objects.filter(project=project).values_list("task_id", "annotator_id"))
+    assert len(set(pairs)) == len(pairs)  # no annotator twice on an item
