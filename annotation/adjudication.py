@@ -58,13 +58,15 @@ def disputed_tasks(project: Project, task_ids: Collection[int] | None = None) ->
     return disputed_items(labels, project.adjudication_rule, project.adjudication_threshold)
 
 
-def close_or_refer(project: Project, task_ids: Collection[int]) -> None:
-    """Complete each of these items that has its required judgements, or refer it by the rule.
+def close_or_refer(project: Project, task_ids: Collection[int]) -> set[int]:
+    """Complete each of these items that has its required judgements, or refer it by the rule;
+    returns the items referred.
 
     Locks the tasks' rows (in id order, so that callers locking several never deadlock) before
     counting: two last judgements stored at once must not both miss the other's row under READ
     COMMITTED and leave the item open forever. An item is referred once: the first time it has
-    its judgements and they are disputed; after its extra judgement it completes whatever it says.
+    its judgements and they are disputed (unless a researcher has settled it already); after its
+    extra judgement it completes whatever it says.
     """
     list(
         Task.objects.select_for_update(of=("self",))
@@ -80,9 +82,11 @@ def close_or_refer(project: Project, task_ids: Collection[int]) -> None:
         .values_list("pk", "referred_to")
     )
     if not reached:
-        return
+        return set()
     fresh = [task for task, referred in reached.items() if not referred]
     refer = disputed_tasks(project, fresh) if fresh else set()
+    if refer:  # a researcher has decided these already: no one else needs to
+        refer -= set(decisions_in_force(project, refer))
     now = timezone.now()
     if refer and project.adjudicated_by == AdjudicatedBy.EXTRA_ASSESSOR:
         Task.objects.filter(pk__in=refer).update(
@@ -96,6 +100,7 @@ def close_or_refer(project: Project, task_ids: Collection[int]) -> None:
             referred_to=AdjudicatedBy.RESEARCHER, referred_at=now, completed=True
         )
     Task.objects.filter(pk__in=set(reached) - refer, completed=False).update(completed=True)
+    return refer
 
 
 def apply_rule(project: Project) -> dict[str, int]:
@@ -118,9 +123,9 @@ def apply_rule(project: Project) -> dict[str, int]:
         candidates = list(
             items.filter(pk__in=disputed, completed=True, referred_to="").values_list("pk", flat=True)
         )
-        close_or_refer(project, candidates)
+        referred = close_or_refer(project, candidates)
         forget_task_facts(project.pk)
-    return {"referred": len(candidates), "withdrawn": withdrawn}
+    return {"referred": len(referred), "withdrawn": withdrawn}
 
 
 def describe_rule_change(outcome: dict[str, int]) -> str:

@@ -281,3 +281,15 @@ def test_racing_annotators_give_each_disputed_item_exactly_one_extra_judgement(p
     assert 0 < referred < 40
     pairs = list(Judgement.objects.filter(project=project).values_list("task_id", "annotator_id"))
     assert len(set(pairs)) == len(pairs)  # no annotator twice on an item
+
+
+def test_an_item_a_researcher_settled_is_not_sent_to_another_assessor(researcher, four):
+    project = label_project(researcher, four, items=1)
+    task = judge_in_turn(project, four[:3], [1, 0, 1])
+    settle(task, researcher, 1)
+    project.adjudication_rule = Project.AdjudicationRule.NOT_UNANIMOUS
+    project.save()
+    assert apply_rule(project) == {"referred": 0, "withdrawn": 0}
+    task.refresh_from_db()
+    assert task.completed and task.referred_to == "" and task.required_judgements == 3
+    assert claim_next_task(project, four[3]) is None
