@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from cranfield.renderers import CsvRenderer, NdjsonRenderer, with_downloads
 
+from .adjudication import RULE_SETTINGS, apply_rule
 from .coverage import apply_k_to_items
 from .downloads import judgements_response
 from .models import Judgement, Project
@@ -60,7 +61,13 @@ class ProjectViewSet(
                 {changed[0]: ["cannot change once items are judged: it changes what the judgements mean"]}
             )
         old_k = project.assignments_per_task
+        rule_changed = any(
+            name in serializer.validated_data and serializer.validated_data[name] != getattr(project, name)
+            for name in RULE_SETTINGS
+        )
         apply_k_to_items(serializer.save(), old_k)
+        if rule_changed:  # referred or withdrawn at once, as on the settings page
+            apply_rule(serializer.instance)
 
     @extend_schema(responses={204: None})
     def destroy(self, request: Request, *args, **kwargs) -> Response:

@@ -12,6 +12,8 @@ Safe under concurrency on PostgreSQL without making annotators queue behind one 
 
 Gold items (known answers) and, for rating tasks, attention checks (repeats and degraded outputs)
 are mixed into what an annotator is served at the project's rates; they do not use item slots.
+An item whose k judgements are disputed under the project's adjudication rule gets one slot more
+(``annotation.adjudication``), which a claim gives, as any slot, to an annotator who never had it.
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, QuerySet
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
+from .adjudication import close_or_refer
 from .counts import has_qualification_items
 from .models import Assignment, Judgement, JudgementRevision, Membership, Project, Task
 from .signals import announce_judgements_changed
@@ -303,12 +306,6 @@ def _locked_lease(assignment_id: int, annotator) -> Assignment:
     return assignment
 
 
-def _lock_task_row(task: Task) -> None:
-    # of=("self",) and no ordering: Task's default ordering joins the project, and FOR UPDATE
-    # would then lock the project row too, deadlocking with the ground-truth job.
-    list(Task.objects.select_for_update(of=("self",)).filter(pk=task.pk).order_by().values_list("pk"))
-
-
 def gold_feedback_text(project: Project, task: Task, answer: dict) -> str:
     expected = project.type.describe_answer(project.config, task.gold_answer or {})
     verdict = "Correct" if project.type.answers_agree(task.gold_answer or {}, answer) else "Not quite"
@@ -356,12 +353,11 @@ def submit_judgement(assignment_id: int, annotator, answer: dict | int) -> Submi
             # neither would see the other's row and the task would stay open forever. Locking the
             # task row (only this task, so other submissions never wait) makes the later one
             # count after the earlier one has committed. Lock order lease -> task, as elsewhere.
-            _lock_task_row(task)
-            if task.judgements.count() >= task.required_judgements:
-                # The cached item counts are not forgotten here: if the counter on the judging
-                # page moved right after an item's submission and not after a gold item's, an
-                # annotator could tell which was which. It catches up within ITEM_COUNTS_SECONDS.
-                Task.objects.filter(pk=task.pk).update(completed=True)
+            # The item completes, or the project's adjudication rule refers it (one more assessor).
+            # The cached item counts are not forgotten here: if the counter on the judging page
+            # moved right after an item's submission and not after a gold item's, an annotator
+            # could tell which was which. It catches up within ITEM_COUNTS_SECONDS.
+            close_or_refer(project, [task.pk])
         announce_judgements_changed(project.pk)
         feedback = None
         if task.kind == Task.Kind.GOLD and project.gold_feedback:
@@ -415,6 +411,8 @@ def correct_judgement(judgement_id: int, annotator, answer: dict | int) -> Judge
         JudgementRevision.objects.create(
             judgement=judgement, number=judgement.revision, label=judgement.label, answer=cleaned
         )
+        if judgement.task.kind == Task.Kind.ITEM:  # a correction can make a judged item disputed
+            close_or_refer(project, [judgement.task_id])
         announce_judgements_changed(project.pk)
         return judgement
 
@@ -441,7 +439,8 @@ def record_judgements(project: Project, judgements: Sequence[RecordedJudgement])
     2. Lock the tasks' rows (as a submission does) and store, per judgement, a submitted lease,
        the judgement and its first revision; an annotator who already had the task, or appears
        twice for it, is refused by the unique constraints, as on the judging page.
-    3. Take the tasks' slots, complete those that reach k judgements, announce the change once.
+    3. Take the tasks' slots, complete those that reach k judgements (or refer them, by the
+       project's adjudication rule), announce the change once.
 
     One query per kind of row rather than ~20 per judgement: the demo's 1,635 simulated
     judgements take about a second this way and 35 s through claim and submit on SQLite.
@@ -476,13 +475,7 @@ def record_judgements(project: Project, judgements: Sequence[RecordedJudgement])
         JudgementRevision.objects.bulk_create(
             JudgementRevision(judgement=j, number=1, label=j.label, answer=j.answer) for j in stored
         )
-        complete = (
-            Task.objects.filter(pk__in=wanted)
-            .annotate(judged=Count("judgements"))
-            .filter(judged__gte=F("required_judgements"))
-            .values_list("pk", flat=True)
-        )
-        Task.objects.filter(pk__in=list(complete)).update(completed=True)
+        close_or_refer(project, list(wanted))
         if stored:
             announce_judgements_changed(project.pk)
         return stored

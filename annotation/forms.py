@@ -61,8 +61,13 @@ class ProjectForm(forms.ModelForm):
             "examples": forms.Textarea(attrs={"rows": 4}),
         }
 
+    # Added after the form's first clients: one that does not send them keeps what the project has.
+    OPTIONAL = ("adjudication_rule", "adjudication_threshold", "adjudicated_by")
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        for name in self.OPTIONAL:
+            self.fields[name].required = False
         project = self.instance
         if project.pk:
             config = project.config or {}

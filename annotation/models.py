@@ -23,6 +23,13 @@ from . import task_types
 SHARE = [MinValueValidator(0.0), MaxValueValidator(1.0)]
 
 
+class AdjudicatedBy(models.TextChoices):
+    """Who settles a disputed item: one more assessor (an extra judgement), or a researcher by hand."""
+
+    EXTRA_ASSESSOR = "extra_assessor", "One more assessor"
+    RESEARCHER = "researcher", "A researcher"
+
+
 class Project(models.Model):
     """A judging campaign owned by one researcher; what is asked is ``task_type`` with its ``config``."""
 
@@ -112,6 +119,32 @@ class Project(models.Model):
     ground_truth_method = models.CharField(
         max_length=20, choices=GroundTruthMethod.choices, default=GroundTruthMethod.MAJORITY
     )
+
+    class AdjudicationRule(models.TextChoices):
+        # The rules of annotation.crowd.adjudication.
+        OFF = "off", "Off: disputed items go to the ground truth as they are"
+        NOT_UNANIMOUS = "not_unanimous", "Items whose judgements are not unanimous"
+        MAJORITY_BELOW = "majority_below", "Items whose majority label's share is below the threshold"
+
+    adjudication_rule = models.CharField(
+        max_length=20,
+        choices=AdjudicationRule.choices,
+        default=AdjudicationRule.OFF,
+        help_text="Label projects: which items count as disputed once their k judgements are in.",
+    )
+    adjudication_threshold = models.FloatField(
+        validators=SHARE,
+        default=0.75,
+        help_text="With “majority below”: an item is disputed when its most frequent label has less than "
+        "this share of the judgements (0.75 sends 2 against 1, not 4 against 1).",
+    )
+    adjudicated_by = models.CharField(
+        max_length=20,
+        choices=AdjudicatedBy.choices,
+        default=AdjudicatedBy.EXTRA_ASSESSOR,
+        help_text="Where disputed items go: to one more annotator who has not judged them (once per item), "
+        "or to you, to settle on the item page.",
+    )
     active = models.BooleanField(default=True)
     # Sign-up with a project code (annotation.accounts): anyone who has the code may create an account
     # and join while sign-up is enabled. Not a setting of the form or API: it is shown, switched and
@@ -137,6 +170,10 @@ class Project(models.Model):
             # A code names one project (looked up by it at sign-up).
             models.UniqueConstraint(
                 fields=["signup_code"], condition=~Q(signup_code=""), name="project_signup_code_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(adjudication_threshold__gte=0, adjudication_threshold__lte=1),
+                name="project_adjudication_threshold_is_a_share",
             ),
         ]
 
@@ -165,6 +202,9 @@ class Project(models.Model):
         "rating_normalisation",
         "exclude_blocked_from_ground_truth",
         "ground_truth_method",
+        "adjudication_rule",
+        "adjudication_threshold",
+        "adjudicated_by",
         "active",
     )
 
@@ -183,10 +223,29 @@ class Project(models.Model):
         """Answers are one categorical label each (so majority vote, kappas and qrels apply)."""
         return self.type.has_labels
 
+    @staticmethod
+    def adjudication_refusal(task_type_name: str, rule: str) -> str | None:
+        """Why a project of this task type cannot have this adjudication rule, or None if it can.
+
+        Only labels are voted on, so only label projects (binary, graded, pairwise) are adjudicated.
+        """
+        if rule == Project.AdjudicationRule.OFF:
+            return None
+        try:
+            if task_types.task_type(task_type_name).has_labels:
+                return None
+        except task_types.AnswerError:  # an unknown task type is refused by its own field
+            return None
+        return "adjudication applies to label projects (binary or graded relevance, pairwise); keep it off"
+
     def clean(self) -> None:
         """The task type and its configuration fit together (the admin, the form and the API all
-        check this, so nothing can save a project whose judging page would break)."""
+        check this, so nothing can save a project whose judging page would break), and so do the
+        task type and the adjudication rule."""
         super().clean()
+        refusal = Project.adjudication_refusal(self.task_type, self.adjudication_rule)
+        if refusal is not None:
+            raise ValidationError({"adjudication_rule": refusal})
         if getattr(self, "config_errors_shown", False):  # the project form put them beside its fields
             return
         try:
@@ -382,6 +441,11 @@ class Task(models.Model):
         null=True, blank=True, help_text="Gold and qualification items: the expected answer."
     )
     gold_explanation = models.TextField(blank=True, help_text="Shown with gold feedback, when enabled.")
+    # Set by the project's adjudication rule (annotation.adjudication) when the item's k judgements
+    # were disputed: sent to one more assessor (``required_judgements`` went up by one), or left for
+    # a researcher. How a researcher settled it is in ``Adjudication``, whether referred or not.
+    referred_to = models.CharField(max_length=20, choices=AdjudicatedBy.choices, blank=True, default="")
+    referred_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["project", "pool_rank", "id"]
@@ -524,6 +588,34 @@ class JudgementRevision(models.Model):
 
     def __str__(self) -> str:
         return f"judgement {self.judgement_id} r{self.number}"
+
+
+class Adjudication(models.Model):
+    """A researcher's decision on an item's label, overriding the crowd's aggregate in the ground truth.
+
+    Never overwritten: a new decision is a new row, and the newest row of a task is in force. A row
+    without a label withdraws the decision (the aggregate applies again). Label projects only.
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="adjudications")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="adjudications")
+    researcher = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="adjudications"
+    )
+    label = models.SmallIntegerField(null=True, blank=True, help_text="None: the decision was withdrawn.")
+    note = models.TextField(blank=True, max_length=2000)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["task", "-created_at", "-id"]
+        indexes = [
+            # Used by the ground-truth job and the item browser: a project's decisions, newest first.
+            models.Index(fields=["project", "task", "-created_at"], name="adjudication_project_task"),
+        ]
+
+    def __str__(self) -> str:
+        settled = "withdrawn" if self.label is None else f"label {self.label}"
+        return f"{self.researcher} on task {self.task_id}: {settled}"
 
 
 class QualificationAttempt(models.Model):

@@ -18,6 +18,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from .adjudication import RULE_SETTINGS, apply_rule, describe_rule_change
 from .assignment import block_annotator, unblock_annotator
 from .coverage import HOW_TO_BRING_IN, apply_k_to_items, k_problem_of, lower_k_of_stranded_items
 from .downloads import judgements_response
@@ -76,6 +77,8 @@ def project_settings(request: AuthenticatedHttpRequest, project_id: int) -> Http
                 f"k = {old_k} (items whose k was set on their own keep it).",
             )
         warn_about_coverage(request, project)
+        if set(RULE_SETTINGS) & set(form.changed_data):
+            messages.info(request, describe_rule_change(apply_rule(project)))
         return redirect("project-page", project_id=project.pk)
     return render(
         request, "annotation/project_form.html", {"form": form, "project": project, "judged": judged}

@@ -61,6 +61,10 @@ class ProjectSerializer(StrictSerializer, serializers.ModelSerializer):
         except AnswerError as error:
             raise serializers.ValidationError({"config": [str(error)]}) from error
         self.check_k_against_annotators(attrs)
+        rule = attrs.get("adjudication_rule", getattr(self.instance, "adjudication_rule", "off"))
+        refusal = Project.adjudication_refusal(task_type, rule)
+        if refusal is not None:
+            raise serializers.ValidationError({"adjudication_rule": [refusal]})
         return attrs
 
     def check_k_against_annotators(self, attrs: dict) -> None:

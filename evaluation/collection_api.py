@@ -27,6 +27,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.adjudication import close_or_refer
 from annotation.models import (
     Assignment,
     Document,
@@ -356,10 +357,9 @@ def import_judgements(project: Project, judgements: list[dict], create_annotator
     with transaction.atomic():
         store(project, pending, users, create_annotators)
         for task in {task.pk: task for task, *_ in pending}.values():
-            taken = task.slots_taken + per_task[task.pk]
-            Task.objects.filter(pk=task.pk).update(
-                slots_taken=taken, completed=taken >= task.required_judgements
-            )
+            Task.objects.filter(pk=task.pk).update(slots_taken=task.slots_taken + per_task[task.pk])
+        # Complete the items that have their k judgements, or refer them by the adjudication rule.
+        close_or_refer(project, list(per_task))
         announce_judgements_changed(project.pk)
     return {"judgements_created": len(pending), "items": len(per_task), "annotators": len(users)}
 

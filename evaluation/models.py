@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from annotation.models import Project, Task
+from annotation.models import AdjudicatedBy, Project, Task
 
 
 class Run(models.Model):
@@ -89,6 +89,11 @@ class SnapshotLabel(models.Model):
 
     Label tasks (binary, graded, pairwise) have a ``label``; rating tasks have none and keep
     their per-dimension mean, median and dispersion in ``details``.
+
+    An adjudicated item says how: ``extra_assessor`` (its disputed judgements went to one more
+    annotator, whose judgement is among those aggregated) or ``researcher`` (a researcher's label
+    replaced the aggregate, which is kept in ``aggregate_label``); ``adjudication`` says who,
+    when and why (see ``evaluation.ground_truth.build.adjudicated_labels``).
     """
 
     snapshot = models.ForeignKey(GroundTruthSnapshot, on_delete=models.CASCADE, related_name="labels")
@@ -97,6 +102,11 @@ class SnapshotLabel(models.Model):
     confidence = models.FloatField()
     judgement_count = models.PositiveSmallIntegerField()
     details = models.JSONField(default=dict, blank=True)
+    adjudicated_by = models.CharField(max_length=20, choices=AdjudicatedBy.choices, blank=True, default="")
+    aggregate_label = models.SmallIntegerField(
+        null=True, blank=True, help_text="The crowd's aggregate, when a researcher's label replaced it."
+    )
+    adjudication = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["snapshot", "task"]

@@ -2,7 +2,7 @@
 
 from django.urls import include, path, register_converter
 
-from . import api, collection_api, meta_views, systems, text_api, views
+from . import api, collection_api, item_api, item_views, meta_views, systems, text_api, views
 from .scoring import api as scoring_api
 from .scoring import views as scoring_views
 
@@ -36,6 +36,13 @@ urlpatterns = [
         name="ground-truth-download",
     ),
     path("projects/<int:project_id>/agreement/", views.agreement, name="agreement-report"),
+    path("projects/<int:project_id>/items/", item_views.items_page, name="items-page"),
+    path("projects/<int:project_id>/items/<int:task_id>/", item_views.item_page, name="item-page"),
+    path(
+        "projects/<int:project_id>/items/<int:task_id>/adjudicate/",
+        item_views.adjudicate,
+        name="item-adjudicate",
+    ),
     path("projects/<int:project_id>/systems/", systems.systems_page, name="systems-page"),
     path(
         "projects/<int:project_id>/meta-evaluation/", meta_views.meta_evaluation_page, name="meta-evaluation"
@@ -101,6 +108,13 @@ urlpatterns = [
         name="documents-api",
     ),
     path("api/projects/<int:project_pk>/pool/", collection_api.PoolList.as_view(), name="pool-api"),
+    path("api/projects/<int:project_pk>/items/", item_api.ItemList.as_view(), name="items-api"),
+    path("api/projects/<int:project_pk>/items/<int:pk>/", item_api.ItemDetailView.as_view(), name="item-api"),
+    path(
+        "api/projects/<int:project_pk>/items/<int:pk>/adjudication/",
+        item_api.AdjudicationView.as_view(),
+        name="item-adjudication-api",
+    ),
     path(
         "api/projects/<int:project_pk>/judgements/list/",
         collection_api.JudgementList.as_view(),

@@ -40,6 +40,7 @@ from .ground_truth.report import (
     latest_snapshot,
     requested_version,
 )
+from .item_browser import adjudication_counts
 from .models import GroundTruthJob, GroundTruthSnapshot
 
 # Rows of each diff list shown on the page; the API lists them all.
@@ -148,6 +149,9 @@ def ground_truth(request: AuthenticatedHttpRequest, project_id: int) -> HttpResp
         .order_by("-created_at", "-id")[:10]
     )
     active = any(job.status in {GroundTruthJob.Status.QUEUED, GroundTruthJob.Status.RUNNING} for job in jobs)
+    adjudicated = adjudication_counts(snapshot.pk for snapshot in snapshots)
+    for snapshot in snapshots:
+        snapshot.adjudicated = adjudicated.get(snapshot.pk, {})  # type: ignore[attr-defined]
     return render(
         request,
         "evaluation/ground_truth.html",

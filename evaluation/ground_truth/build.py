@@ -21,8 +21,10 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from django.db import connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
+from annotation.adjudication import decisions_in_force
 from annotation.crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
 from annotation.crowd.agreement import cohen_kappa_matrix, krippendorff_alpha, label_order
 from annotation.crowd.bradley_terry import BradleyTerryError, bradley_terry
@@ -37,7 +39,7 @@ from annotation.crowd.quality import (
     summarise_likert,
 )
 from annotation.crowd.report import agreement_summary
-from annotation.models import Judgement, JudgementRevision, Membership, Project, Task
+from annotation.models import AdjudicatedBy, Judgement, JudgementRevision, Membership, Project, Task
 from annotation.normalisation import zscore_per_annotator
 from annotation.task_types import LIKERT_GOLD_TOLERANCE
 from evaluation.models import GroundTruthSnapshot, SnapshotLabel
@@ -194,6 +196,9 @@ class Inputs:
     latest_version: int
     # Pairwise items that name both outputs' systems: task -> (system of the first, of the second).
     systems: dict[int, tuple[str, str]] = field(default_factory=dict)
+    # Label projects: how disputed items were adjudicated (see ``adjudication_inputs``).
+    decisions: dict = field(default_factory=dict)
+    extra_assessors: dict = field(default_factory=dict)
 
 
 def database_now() -> datetime:
@@ -232,14 +237,22 @@ def input_table(read: list, dimensions: list[str] | None) -> np.ndarray:
 
 
 def fingerprint_inputs(
-    project: Project, method: str, tie_rule: str, blocked: list[int], meta: np.ndarray, gold: tuple
+    project: Project,
+    method: str,
+    tie_rule: str,
+    blocked: list[int],
+    meta: np.ndarray,
+    gold: tuple,
+    adjudication: tuple = ((), ()),
 ) -> str:
     """SHA-256 of everything that decides the result.
 
     ``meta`` is ``input_table``: one row per judgement read with its id, task, annotator, revision,
     time of the last change and the answer itself, so any added, removed or changed judgement
-    changes it; ``gold`` is whatever gold input the method uses. Equal fingerprints mean equal
-    inputs.
+    changes it; ``gold`` is whatever gold input the method uses; ``adjudication`` is the
+    researchers' decisions in force and the items' extra assessors (hashed only when there are
+    any, so the fingerprints of projects that never adjudicated stay what they were). Equal
+    fingerprints mean equal inputs.
     """
     digest = hashlib.sha256()
     described = [
@@ -255,7 +268,44 @@ def fingerprint_inputs(
     digest.update(json.dumps(described, default=str).encode())
     digest.update(np.ascontiguousarray(meta, dtype=np.int64).tobytes())
     digest.update(json.dumps(gold, sort_keys=True, default=str).encode())
+    if any(adjudication):
+        digest.update(json.dumps(adjudication, sort_keys=True, default=str).encode())
     return digest.hexdigest()
+
+
+def adjudication_inputs(project: Project, judgements) -> tuple[dict, dict]:
+    """How the project's disputed items were adjudicated, as the snapshot records it.
+
+    Returns ``(decisions, extra_assessors)``: per item, the researcher's decision in force
+    (``{"label", "researcher", "at", "note", "decision"}``), and, for items referred to one more
+    assessor whose extra judgement is among ``judgements`` (those the ground truth uses), who gave
+    it and when (``{"assessor", "at", "referred_at"}``: the first judgement after the referral).
+    """
+    if not project.has_labels:
+        return {}, {}
+    decisions = {
+        task: {
+            "label": decision.label,
+            "researcher": decision.researcher.get_username(),
+            "at": decision.created_at.isoformat(),
+            "note": decision.note,
+            "decision": decision.pk,
+        }
+        for task, decision in decisions_in_force(project).items()
+    }
+    extra: dict = {}
+    rows = (
+        judgements.filter(
+            task__referred_to=AdjudicatedBy.EXTRA_ASSESSOR, created_at__gte=F("task__referred_at")
+        )
+        .order_by("created_at", "id")
+        .values_list("task_id", "annotator__username", "created_at", "task__referred_at")
+    )
+    for task, username, created_at, referred_at in rows:
+        extra.setdefault(
+            task, {"assessor": username, "at": created_at.isoformat(), "referred_at": referred_at.isoformat()}
+        )
+    return decisions, extra
 
 
 def read_inputs(project_id: int, method: str | None, tie_rule: str) -> Inputs | str:
@@ -285,8 +335,15 @@ def read_inputs(project_id: int, method: str | None, tie_rule: str) -> Inputs | 
     gold: dict = {}
     if method == Project.GroundTruthMethod.GOLD_WEIGHTED:
         gold_triples, gold = gold_inputs(project)
+    decisions, extra_assessors = adjudication_inputs(project, ground_truth_judgements(project, blocked))
     fingerprint = fingerprint_inputs(
-        project, method, tie_rule, blocked, meta, (gold_triples, sorted(gold.items()))
+        project,
+        method,
+        tie_rule,
+        blocked,
+        meta,
+        (gold_triples, sorted(gold.items())),
+        (sorted(decisions.items()), sorted(extra_assessors.items())),
     )
     if latest is not None and latest["input_fingerprint"] == fingerprint:
         return f"unchanged: version {latest['version']} was built from the same inputs"
@@ -303,6 +360,8 @@ def read_inputs(project_id: int, method: str | None, tie_rule: str) -> Inputs | 
         read_at=read_at,
         latest_version=latest["version"] if latest else 0,
         systems=compared_systems(project),
+        decisions=decisions,
+        extra_assessors=extra_assessors,
     )
 
 
@@ -329,6 +388,8 @@ class Computed:
     parameters: dict
     agreement: dict
     annotator_report: dict = field(default_factory=dict)
+    # task -> (adjudicated by, the aggregate a researcher's label replaced, who/when/why)
+    adjudications: dict = field(default_factory=dict)
 
 
 def label_classes(project: Project, triples: list) -> list:
@@ -366,7 +427,8 @@ def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed
     if inputs.systems:
         progress("system ranking: Bradley-Terry", 0.85)
         figures["systems"] = system_ranking(triples, inputs.systems)
-    return Computed(labels, parameters, figures, report)
+    labels, adjudications = adjudicated_labels(labels, inputs.decisions, inputs.extra_assessors)
+    return Computed(labels, parameters, figures, report, adjudications)
 
 
 def system_ranking(triples: list, systems: dict[int, tuple[str, str]]) -> dict:
@@ -400,6 +462,42 @@ def system_ranking(triples: list, systems: dict[int, tuple[str, str]]) -> dict:
         for s in strengths
     ]
     return described | {"ranking": ranking, "error": None}
+
+
+def adjudicated_labels(labels: list, decisions: dict, extra_assessors: dict) -> tuple[list, dict]:
+    """The aggregate labels with the researchers' decisions in force, and how each item was adjudicated.
+
+    A researcher's label replaces the aggregate, with confidence 1 (a decision, not an estimate);
+    the aggregate and its confidence are kept beside it. An item whose extra assessor has judged
+    keeps its aggregate, which counts that judgement. An item settled by a researcher after an
+    extra assessor says both. A decided item none of whose judgements the ground truth uses (its
+    annotators were blocked) still gets the decided label, with no judgements.
+
+    The agreement figures and the annotator report are the crowd's: they compare annotators with
+    each other and with the aggregate, never with a researcher's decision.
+    """
+    out = []
+    how: dict = {}
+    for task, label, confidence, count, details in labels:
+        decision = decisions.get(task)
+        if decision is not None:
+            info = researcher_adjudication(decision, extra_assessors.get(task))
+            how[task] = (AdjudicatedBy.RESEARCHER, label, info | {"aggregate_confidence": confidence})
+            out.append((task, decision["label"], 1.0, count, details))
+            continue
+        if task in extra_assessors:
+            how[task] = (AdjudicatedBy.EXTRA_ASSESSOR, None, extra_assessors[task])
+        out.append((task, label, confidence, count, details))
+    for task in sorted(set(decisions) - {row[0] for row in labels}):
+        how[task] = (AdjudicatedBy.RESEARCHER, None, researcher_adjudication(decisions[task], None))
+        out.append((task, decisions[task]["label"], 1.0, 0, {}))
+    return out, how
+
+
+def researcher_adjudication(decision: dict, extra: dict | None) -> dict:
+    """Who settled an item, when and why (and its extra assessor, if it had one first)."""
+    info = {key: decision[key] for key in ("researcher", "at", "note", "decision")}
+    return info | ({"extra_assessor": extra} if extra else {})
 
 
 def label_annotator_report(data: Encoded, vote: AggregationResult, classes: list) -> dict:
@@ -598,6 +696,7 @@ def write_snapshot(inputs: Inputs, computed: Computed) -> GroundTruthSnapshot | 
             return f"superseded: version {latest.version} was built from newer inputs meanwhile"
         version = (latest.version + 1) if latest else 1
         parameters = computed.parameters
+        adjudicated = Counter(how for how, _, _ in computed.adjudications.values())
         snapshot = GroundTruthSnapshot.objects.create(
             project_id=inputs.project.pk,
             version=version,
@@ -613,6 +712,7 @@ def write_snapshot(inputs: Inputs, computed: Computed) -> GroundTruthSnapshot | 
                 f"cranfield-gt|method:{inputs.method}|"
                 + "|".join(f"{k}:{v}" for k, v in sorted(parameters.items()))
                 + f"|judgements:{inputs.count}|last:{inputs.last_id}"
+                + "".join(f"|adjudicated:{how}={n}" for how, n in sorted(adjudicated.items()))
                 + f"|inputs:{inputs.fingerprint[:12]}|v:{version}"
             )[:300],
         )
@@ -625,12 +725,21 @@ def write_snapshot(inputs: Inputs, computed: Computed) -> GroundTruthSnapshot | 
                     confidence=confidence,
                     judgement_count=n,
                     details=details,
+                    **adjudication_fields(computed.adjudications.get(task_id)),
                 )
                 for task_id, label, confidence, n, details in computed.labels
             ),
             batch_size=5000,
         )
         return snapshot
+
+
+def adjudication_fields(adjudication: tuple | None) -> dict:
+    """A snapshot label's adjudication columns from ``Computed.adjudications``' entry (or none)."""
+    if adjudication is None:
+        return {}
+    how, aggregate_label, info = adjudication
+    return {"adjudicated_by": how, "aggregate_label": aggregate_label, "adjudication": info}
 
 
 def build_snapshot(
@@ -647,8 +756,10 @@ def build_snapshot(
        there are none, or if the newest snapshot's fingerprint equals these inputs'.
     2. Label tasks (binary, graded, pairwise): agreement figures, the aggregate label per item
        (``method``, default the project's own: majority vote, Dawid–Skene or gold-weighted vote)
-       and the annotator report. Rating tasks: per dimension mean, median and dispersion, interval
-       agreement. Free-text tasks have nothing to aggregate and get no snapshot.
+       and the annotator report; a researcher's decision in force replaces an item's aggregate,
+       and every adjudicated item says how (``adjudicated_labels``). Rating tasks: per dimension
+       mean, median and dispersion, interval agreement. Free-text tasks have nothing to aggregate
+       and get no snapshot.
     3. Store the snapshot and one row per judged item, unless another run wrote the same or newer
        inputs meanwhile (see ``write_snapshot``). Safe to run twice at once: one snapshot results.
 

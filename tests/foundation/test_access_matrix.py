@@ -119,6 +119,7 @@ def world(django_user_model, researcher, annotators, django_capture_on_commit_ca
         "version": snapshot.version,
         "assignment_id": assignment.pk,
         "judgement_id": judgement.pk,
+        "task_id": judgement.task_id,  # an item the owner may open and settle (judged by everyone)
         "user_id": member.pk,
         "invitation_id": invitation.pk,
         "token": token,
@@ -132,6 +133,7 @@ def world(django_user_model, researcher, annotators, django_capture_on_commit_ca
         "runs/<pk>": project.runs.first().pk,
         "evaluations/<pk>": evaluation.pk,
         "jobs/<pk>": GroundTruthJob.objects.filter(project=project).first().pk,
+        "items/<pk>": judgement.task_id,
         "text-evaluations/<pk>": TextEvaluation.objects.create(project=project, status="done").pk,
         "import-jobs/<pk>": ImportJob.objects.create(
             kind="collection",
