@@ -1,6 +1,7 @@
 """A whole test collection in one file: a project's settings, topics, documents, runs, pool, annotators,
-judgements (every revision), ground-truth snapshots and external qrels, as a ZIP with a manifest that
-lists every file's SHA-256 and the signatures of the snapshots and of the evaluations it was scored by.
+judgements (every revision), researchers' adjudications, ground-truth snapshots, external qrels and
+the reference texts of text projects, as a ZIP with a manifest that lists every file's SHA-256 and the
+signatures of the snapshots and of the evaluations it was scored by.
 
 ``write_bundle`` exports; ``import_bundle`` (run as an import job, ``evaluation.import_jobs``) rebuilds
 the collection as a new project and asks for its evaluations, which give the same leaderboard: the
@@ -26,6 +27,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.models import (
+    Adjudication,
     Assignment,
     Document,
     Judgement,
@@ -38,7 +40,7 @@ from annotation.models import (
 from annotation.serializers import ProjectSerializer
 
 from .collection import ImportFailed
-from .models import ExternalQrels, GroundTruthSnapshot, ImportJob, Run, RunEntry, SnapshotLabel
+from .models import ExternalQrels, GroundTruthSnapshot, ImportJob, Reference, Run, RunEntry, SnapshotLabel
 from .runs import copy_entries
 from .scoring.compute import CODE_VERSION
 from .scoring.jobs import request_evaluations_of_latest
@@ -122,6 +124,7 @@ def write_bundle(project: Project, out: IO[bytes]) -> dict:
         write_member(archive, files, "tasks.jsonl", jsonl(task_rows(project, refs)))
         write_member(archive, files, "annotators.jsonl", jsonl(annotator_rows(project)))
         write_member(archive, files, "judgements.jsonl", jsonl(judgement_rows(project, refs)))
+        write_member(archive, files, "adjudications.jsonl", jsonl(adjudication_rows(project, refs)))
         snapshots = []
         for snapshot in project.snapshots.order_by("version"):
             name = f"snapshots/v{snapshot.version}.jsonl"
@@ -131,6 +134,7 @@ def write_bundle(project: Project, out: IO[bytes]) -> dict:
             {"name": q.name, "judgements": q.judgements} for q in project.external_qrels.order_by("name")
         ]
         write_member(archive, files, "external_qrels.jsonl", jsonl(external))
+        write_member(archive, files, "references.jsonl", jsonl(reference_rows(project)))
         manifest = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -149,6 +153,8 @@ def write_bundle(project: Project, out: IO[bytes]) -> dict:
                 "judgements": Judgement.objects.filter(project=project).count(),
                 "snapshots": len(snapshots),
                 "external_qrels": len(external),
+                "adjudications": project.adjudications.count(),
+                "references": project.references.count(),
             },
             "runs": runs,
             "snapshots": snapshots,
@@ -195,6 +201,8 @@ def task_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
         "required_judgements",
         "gold_answer",
         "gold_explanation",
+        "referred_to",
+        "referred_at",
     )
     for (
         pk,
@@ -211,6 +219,8 @@ def task_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
         k,
         gold,
         why,
+        referred_to,
+        referred_at,
     ) in rows.iterator():
         yield {
             "ref": refs[pk],
@@ -227,7 +237,30 @@ def task_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
             "required_judgements": k,
             "gold_answer": gold,
             "gold_explanation": why,
+            "referred_to": referred_to,
+            "referred_at": when(referred_at),
         }
+
+
+def adjudication_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
+    """Every decision a researcher took (withdrawals too), oldest first: the newest of a task is in force."""
+    rows = project.adjudications.order_by("created_at", "id").values_list(
+        "task_id", "researcher__username", "label", "note", "created_at"
+    )
+    for task, researcher, label, note, created in rows.iterator():
+        yield {
+            "task": refs[task],
+            "researcher": researcher,
+            "label": label,
+            "note": note,
+            "created_at": when(created),
+        }
+
+
+def reference_rows(project: Project) -> Iterator[dict]:
+    rows = project.references.order_by("id").values_list("input_id", "text", "writer", "source")
+    for input_id, text, writer, source in rows.iterator():
+        yield {"input": input_id, "text": text, "writer": writer, "source": source}
 
 
 def annotator_rows(project: Project) -> Iterator[dict]:
@@ -285,15 +318,27 @@ def judgement_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
 
 def label_rows(snapshot: GroundTruthSnapshot, refs: dict[int, int]) -> Iterator[dict]:
     rows = snapshot.labels.order_by("task_id").values_list(
-        "task_id", "label", "confidence", "judgement_count", "details"
+        "task_id",
+        "label",
+        "confidence",
+        "judgement_count",
+        "details",
+        "adjudicated_by",
+        "aggregate_label",
+        "adjudication",
     )
-    for task, label, confidence, count, details in rows.iterator(chunk_size=5000):
+    for task, label, confidence, count, details, by, aggregate, adjudication in rows.iterator(
+        chunk_size=5000
+    ):
         yield {
             "task": refs[task],
             "label": label,
             "confidence": confidence,
             "judgement_count": count,
             "details": details,
+            "adjudicated_by": by,
+            "aggregate_label": aggregate,
+            "adjudication": adjudication,
         }
 
 
@@ -419,6 +464,7 @@ def restore(project: Project, archive: zipfile.ZipFile, manifest: dict, progress
     progress("annotators and judgements", 0.6)
     users = restore_annotators(project, archive)
     judgement_pks = restore_judgements(project, archive, task_pk, users)
+    adjudications = restore_adjudications(project, archive, manifest, task_pk)
     progress("ground-truth snapshots", 0.8)
     for entry in manifest["snapshots"]:
         restore_snapshot(project, archive, entry, task_pk, judgement_pks)
@@ -430,14 +476,64 @@ def restore(project: Project, archive: zipfile.ZipFile, manifest: dict, progress
             judged_count=sum(len(docs) for docs in row["judgements"].values()),
             relevant_count=sum(1 for docs in row["judgements"].values() for rel in docs.values() if rel > 0),
         )
+    references = []
+    if "references.jsonl" in manifest["files"]:
+        references = [
+            Reference(
+                project=project, input_id=r["input"], text=r["text"], writer=r["writer"], source=r["source"]
+            )
+            for _, r in lines(archive, "references.jsonl")
+        ]
+        Reference.objects.bulk_create(references, batch_size=2000)
     return {
         "topics": len(topic_pk),
         "documents": len(document_pk),
         "runs": len(manifest["runs"]),
         "tasks": len(task_pk),
         "judgements": len(judgement_pks),
+        "adjudications": adjudications,
         "snapshots": len(manifest["snapshots"]),
+        "references": len(references),
     }
+
+
+def account_named(username: str) -> Any:
+    """This install's account of that name, or a new one that cannot log in (no usable password,
+    inactive) until an administrator enables it."""
+    model = get_user_model()
+    user = model.objects.filter(username=username).first()
+    if user is None:
+        user = model(username=username, is_active=False)
+        user.set_unusable_password()
+        user.save()
+    return user
+
+
+def restore_adjudications(
+    project: Project, archive: zipfile.ZipFile, manifest: dict, task_pk: list[int]
+) -> int:
+    """The researchers' decisions, with their times, attributed to accounts of the same usernames."""
+    if "adjudications.jsonl" not in manifest["files"]:
+        return 0
+    rows = [row for _, row in lines(archive, "adjudications.jsonl")]
+    researchers = {name: account_named(name) for name in {row["researcher"] for row in rows}}
+    made = Adjudication.objects.bulk_create(
+        [
+            Adjudication(
+                project=project,
+                task_id=task_pk[row["task"]],
+                researcher=researchers[row["researcher"]],
+                label=row["label"],
+                note=row["note"],
+            )
+            for row in rows
+        ],
+        batch_size=2000,
+    )
+    for adjudication, row in zip(made, rows, strict=True):  # auto_now_add: restored afterwards
+        adjudication.created_at = datetime.fromisoformat(row["created_at"])
+    Adjudication.objects.bulk_update(made, ["created_at"], batch_size=2000)
+    return len(made)
 
 
 def restore_run(project: Project, archive: zipfile.ZipFile, entry: dict) -> None:
@@ -486,6 +582,8 @@ def restore_tasks(
                 required_judgements=row["required_judgements"],
                 gold_answer=row["gold_answer"],
                 gold_explanation=row["gold_explanation"],
+                referred_to=row.get("referred_to", ""),
+                referred_at=datetime.fromisoformat(row["referred_at"]) if row.get("referred_at") else None,
             )
         )
         sources.append(row["source"])
@@ -499,16 +597,10 @@ def restore_tasks(
 
 
 def restore_annotators(project: Project, archive: zipfile.ZipFile) -> dict[str, Any]:
-    """Annotators by username: an account of that name is used if this install has one, otherwise one
-    is created that cannot log in (no usable password, inactive) until an administrator enables it."""
+    """Annotators by username (``account_named``)."""
     users: dict[str, Any] = {}
-    model = get_user_model()
     for _, row in lines(archive, "annotators.jsonl"):
-        user = model.objects.filter(username=row["username"]).first()
-        if user is None:
-            user = model(username=row["username"], is_active=False)
-            user.set_unusable_password()
-            user.save()
+        user = account_named(row["username"])
         users[row["username"]] = user
         if row["member"]:
             Membership.objects.create(
@@ -597,6 +689,9 @@ def restore_snapshot(
                 confidence=r["confidence"],
                 judgement_count=r["judgement_count"],
                 details=r["details"],
+                adjudicated_by=r.get("adjudicated_by", ""),
+                aggregate_label=r.get("aggregate_label"),
+                adjudication=r.get("adjudication") or {},
             )
             for _, r in lines(archive, entry["file"])
         ),

@@ -236,3 +236,67 @@ def test_a_bundle_of_a_project_without_runs_or_judgements(
     job = import_bundle(researcher, bundle_of(researcher, project), django_capture_on_commit_callbacks)
     assert job["status"] == "done" and job["summary"]["counts"]["judgements"] == 0
     assert Task.objects.filter(project_id=job["project"]).count() == project.tasks.count()
+
+
+def test_a_bundle_carries_adjudications_referrals_and_references(
+    researcher, django_user_model, django_capture_on_commit_callbacks
+):
+    """A researcher's decisions (with their notes and times), an item sent to one more assessor,
+    the snapshot's record of both, and a text project's references move with the collection, so a
+    ground truth computed again on the new install keeps the decisions."""
+    from annotation.adjudication import settle
+    from annotation.assignment import RecordedJudgement, record_judgements
+    from annotation.models import Adjudication
+    from evaluation.ground_truth.build import build_snapshot
+    from evaluation.models import Reference
+    from tests.groundtruth.builders import items, label_project
+
+    four = [django_user_model.objects.create_user(f"assessor{i}", password="x") for i in range(1, 5)]
+    project = label_project(researcher, four, items=2, adjudication_rule="not_unanimous")
+    first, second = items(project)
+    # The first item 2 against 1, so the rule sends it to a fourth assessor; the second unanimous.
+    record_judgements(
+        project, [RecordedJudgement(first, a, label) for a, label in zip(four[:3], [1, 0, 1], strict=True)]
+    )
+    record_judgements(project, [RecordedJudgement(second, a, 1) for a in four[:3]])
+    first.refresh_from_db()
+    assert first.referred_to == "extra_assessor" and first.required_judgements == 4
+    record_judgements(project, [RecordedJudgement(first, four[3], 0)])
+    settle(second, researcher, 0, "Off topic, whatever the annotators said.")
+    Reference.objects.create(project=project, input_id="in1", text="a reference", writer="w1")
+    snapshot = build_snapshot(project.pk)
+
+    job = import_bundle(researcher, bundle_of(researcher, project), django_capture_on_commit_callbacks)
+    assert job["status"] == "done", job
+    copy = Project.objects.get(pk=job["project"])
+    assert job["summary"]["counts"]["adjudications"] == 1 and job["summary"]["counts"]["references"] == 1
+
+    def decisions(p):
+        return list(
+            Adjudication.objects.filter(project=p).values_list(
+                "task__document__external_id", "researcher__username", "label", "note", "created_at"
+            )
+        )
+
+    assert decisions(copy) == decisions(project)
+    referred = sorted(
+        project.tasks.values_list("document__external_id", "referred_to", "required_judgements")
+    )
+    assert (
+        sorted(copy.tasks.values_list("document__external_id", "referred_to", "required_judgements"))
+        == referred
+    )
+
+    def adjudicated(s):
+        return sorted(
+            s.labels.values_list("task__document__external_id", "label", "adjudicated_by", "aggregate_label")
+        )
+
+    restored = GroundTruthSnapshot.objects.get(project=copy)
+    assert adjudicated(restored) == adjudicated(snapshot)
+    assert list(copy.references.values_list("input_id", "text", "writer")) == [("in1", "a reference", "w1")]
+    # Computed again on the new install, the ground truth keeps the researcher's decision.
+    # (The judgements are new rows there, so the inputs' fingerprint differs and a version is written.)
+    again = build_snapshot(copy.pk)
+    assert again is not None and again.version == 2
+    assert adjudicated(again) == adjudicated(snapshot)
