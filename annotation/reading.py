@@ -11,7 +11,7 @@ with the answer buttons megabytes below it. So:
    a page shows one part, with links to the others. Only that part is highlighted and sent.
 2. A part is cut into paragraphs at blank lines. Inside a paragraph a line break is kept only where
    the source meant one: after a line that ends early (shorter than ``SHORT_LINE`` of the
-   paragraph's longest line), before a line that starts a list item, a speaker's turn or an
+   paragraph's typical line), before a line that starts a list item, a speaker's turn or an
    indented line, and everywhere in a paragraph of short lines (verse, an address). Every other
    break was the source's wrapping and becomes a space, so the paragraph reflows.
 
@@ -29,7 +29,7 @@ from .highlight import highlight_segments
 # 20,000 characters (about 3,000 words, a dozen screens) lay out in milliseconds; a whole text of
 # any imported length did not.
 PART_CHARS = 20_000
-# A line shorter than this share of its paragraph's longest line ended where its writer ended it.
+# A line shorter than this share of its paragraph's typical line ended where its writer ended it.
 # Word-wrapped lines fall short of the wrap column by at most one word (72 - 20 of 72 is 0.72).
 SHORT_LINE = 2 / 3
 # Below this many characters a paragraph's lines were not wrapped by width: keep every break.
@@ -85,12 +85,15 @@ def reflow(text: str) -> list[list[str]]:
         lines = [line for line in lines if line.strip()]
         if not lines:
             continue
-        widest = max(len(line) for line in lines)
+        # The width the source wrapped at: its typical line (a paragraph's last line is short by
+        # nature, and one overlong line must not make every other look short).
+        wrapped = sorted(len(line) for line in lines[:-1] or lines)
+        width = wrapped[len(wrapped) // 2]
         shown = [lines[0].strip()]
         for before, line in pairwise(lines):
             kept = (
-                widest < WRAPPED_WIDTH
-                or len(before) < SHORT_LINE * widest
+                width < WRAPPED_WIDTH
+                or len(before) < SHORT_LINE * width
                 or STARTS_A_LINE.match(line) is not None
             )
             if kept:
