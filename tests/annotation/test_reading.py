@@ -28,7 +28,8 @@ def test_hard_wrapped_lines_join_into_paragraphs_split_at_blank_lines():
             "measured."
         ],
         [
-            "Mixing nozzles with several lobes lower the noise by up to 10 dB at the cost of a small loss of thrust."
+            "Mixing nozzles with several lobes lower the noise by up to 10 dB at the cost of a small "
+            "loss of thrust."
         ],
     ]
 
