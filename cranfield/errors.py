@@ -78,13 +78,23 @@ def handler500(request: HttpRequest) -> HttpResponse:
     if not database_unavailable():
         if is_api(request):
             return JsonResponse({"detail": "Server error: the request could not be finished."}, status=500)
-        return HttpResponse(loader.render_to_string("500.html"), status=500)
+        return HttpResponse(last_resort_page("500.html", {}, "Something went wrong", ""), status=500)
     if is_api(request):
         response = JsonResponse({"detail": UNAVAILABLE}, status=503)
     else:
-        response = HttpResponse(loader.render_to_string("503.html", {"message": UNAVAILABLE}), status=503)
+        page = last_resort_page("503.html", {"message": UNAVAILABLE}, "Try again in a moment", UNAVAILABLE)
+        response = HttpResponse(page, status=503)
     response["Retry-After"] = str(RETRY_SECONDS)
     return response
+
+
+def last_resort_page(template: str, context: dict, title: str, text: str) -> str:
+    """The error page in the site's look or, if even that cannot be drawn (a broken template, static
+    files never collected), the same words on a bare page: the 500 handler must not fail itself."""
+    try:
+        return loader.render_to_string(template, context)
+    except Exception:  # anything at all: this is the handler of last resort
+        return f'<!doctype html><html lang="en"><title>{title}</title><h1>{title}</h1><p>{text}</p></html>'
 
 
 def locked_out(request: HttpRequest, original_response=None, credentials: dict | None = None) -> HttpResponse:

@@ -78,6 +78,20 @@ def test_while_the_database_is_down_pages_and_the_api_answer_503_with_retry_afte
     assert 'href="/static/annotation/cranfield.css"' in text and "Log out" not in text  # no session read
 
 
+def test_the_503_page_still_says_so_when_the_sites_look_cannot_be_drawn(errors, settings):
+    # Production's static files storage with nothing collected: {% static %} fails on every page.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.ManifestStaticFilesStorage"},
+    }
+    settings.STATIC_ROOT = "/nonexistent-static-root"
+    page = errors.get("/test-errors/503/")
+    assert (page.status_code, page["Retry-After"]) == (503, "5")
+    text = page.content.decode()
+    assert "Nothing from this request was stored" in text
+    assert "cranfield.css" not in text  # the bare page of last resort
+
+
 def test_a_form_sent_without_its_csrf_token_explains_and_keeps_the_look(researcher):
     client = Client(enforce_csrf_checks=True)
     client.force_login(researcher)
