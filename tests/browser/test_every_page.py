@@ -437,7 +437,7 @@ def test_every_page_of_the_urlconf_answers_its_role(walk):
     errors |= {"429 (sign-up)": 429, "429 (locked out)": 429}
     wrong = {name: status for name, status in statuses.items() if status != errors.get(name, 200)}
     assert wrong == {}
-    assert len(walk) >= 60, f"only {len(walk)} pages: did the URLconf walk find them?"
+    assert len(walk) >= 50, f"only {len(walk)} pages: did the URLconf walk find them?"  # 61 today
 
 
 @pytest.mark.django_db(transaction=True)
