@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.core.validators import MinValueValidator
 
 from .coverage import HOW_TO_BRING_IN, eligible_among, k_problem
 from .models import Project
@@ -11,6 +12,7 @@ from .task_types import AnswerError, task_type
 
 DEFAULT_LEVELS = "0: Not relevant\n1: Partly relevant\n2: Relevant\n3: Highly relevant"
 DEFAULT_DIMENSIONS = "quality, coherence, diversity, importance"
+DEFAULT_ANCHORS = "1: very poor\n5: excellent"
 
 
 def parse_levels(text: str) -> list[dict]:
@@ -27,6 +29,26 @@ def parse_levels(text: str) -> list[dict]:
     return levels
 
 
+def parse_anchors(text: str) -> dict[str, str]:
+    """``point: label`` per line → Likert anchors (``{"1": "very poor"}``); errors name the line (and
+    belong to the form's ``likert_anchors`` field)."""
+    anchors: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        point, _, label = line.partition(":")
+        try:
+            value = int(point.strip())
+        except ValueError as error:
+            message = f"line {number}: write “point: label”, e.g. “1: very poor”"
+            raise forms.ValidationError({"likert_anchors": message}) from error
+        if not label.strip():
+            message = f"line {number}: what does {value} mean? e.g. “{value}: very poor”"
+            raise forms.ValidationError({"likert_anchors": message})
+        anchors[str(value)] = label.strip()
+    return anchors
+
+
 class ProjectForm(forms.ModelForm):
     graded_levels = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4}),
@@ -41,6 +63,14 @@ class ProjectForm(forms.ModelForm):
     )
     likert_low = forms.IntegerField(required=False, initial=1, label="Likert scale from")
     likert_high = forms.IntegerField(required=False, initial=5, label="Likert scale to")
+    likert_anchors = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=False,
+        initial=DEFAULT_ANCHORS,
+        label="Likert anchors",
+        help_text="What points of the scale mean, one per line, “point: label”; shown to annotators "
+        "beside the scale. Leave empty for bare numbers.",
+    )
     max_words = forms.IntegerField(
         required=False, initial=100, min_value=1, help_text="Free text: the most words an answer may have."
     )
@@ -63,11 +93,72 @@ class ProjectForm(forms.ModelForm):
 
     # Added after the form's first clients: one that does not send them keeps what the project has.
     OPTIONAL = ("adjudication_rule", "adjudication_threshold", "adjudicated_by")
+    # The page shows the fields in these groups, in this order; the last is folded away unless one of
+    # its fields has an error. A field left out of every group would not be shown: a test holds the
+    # groups to the form's fields.
+    FIELDSETS = (
+        (
+            "Basics",
+            ("name", "instructions", "examples", "annotator_usernames", "assignments_per_task", "active"),
+        ),
+        (
+            "Task type",
+            (
+                "task_type",
+                "graded_levels",
+                "likert_dimensions",
+                "likert_low",
+                "likert_high",
+                "likert_anchors",
+                "max_words",
+                "rationale_required",
+            ),
+        ),
+        (
+            "Quality control",
+            (
+                "gold_rate",
+                "gold_feedback",
+                "attention_rate",
+                "qualification_pass_rate",
+                "qualification_attempts_allowed",
+                "quality_threshold",
+                "adjudication_rule",
+                "adjudication_threshold",
+                "adjudicated_by",
+            ),
+        ),
+        (
+            "Advanced",
+            (
+                "assignment_minutes",
+                "serve_order",
+                "ground_truth_method",
+                "rating_normalisation",
+                "exclude_blocked_from_ground_truth",
+            ),
+        ),
+    )
+    # The configuration fields of each task type: the page shows only the chosen type's.
+    TYPE_FIELDS = {
+        "graded_levels": "graded_relevance",
+        "likert_dimensions": "likert",
+        "likert_low": "likert",
+        "likert_high": "likert",
+        "likert_anchors": "likert",
+        "max_words": "free_text",
+    }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         for name in self.OPTIONAL:
             self.fields[name].required = False
+        for name, type_name in self.TYPE_FIELDS.items():
+            self.fields[name].widget.attrs["data-for-type"] = type_name
+        # The model's constraint says it too, but only as an error of the whole form.
+        k = self.fields["assignments_per_task"]
+        k.validators.append(MinValueValidator(1))
+        k.widget.attrs["min"] = 1
         project = self.instance
         if project.pk:
             config = project.config or {}
@@ -76,6 +167,21 @@ class ProjectForm(forms.ModelForm):
             self.initial["annotator_usernames"] = ", ".join(
                 project.annotators.order_by("username").values_list("username", flat=True)
             )
+
+    def fieldsets(self) -> list[dict]:
+        """The groups of the page: legend, bound fields, whether folded, whether any field erred."""
+        groups = []
+        for index, (legend, names) in enumerate(self.FIELDSETS):
+            fields = [self[name] for name in names]
+            groups.append(
+                {
+                    "legend": legend,
+                    "fields": fields,
+                    "folded": index == len(self.FIELDSETS) - 1,
+                    "has_errors": any(field.errors for field in fields),
+                }
+            )
+        return groups
 
     def clean_annotator_usernames(self) -> list:
         names = [
@@ -100,15 +206,15 @@ class ProjectForm(forms.ModelForm):
         self.instance.config_errors_shown = True
         try:
             config = kind.config_from_form(cleaned)
-        except forms.ValidationError as error:
-            self.add_error(kind.config_field, error)
+        except forms.ValidationError as error:  # one naming its field goes there, others to the type's
+            self.add_error(None if hasattr(error, "error_dict") else kind.config_field, error)
             return cleaned
         if cleaned.get("rationale_required"):
             config["rationale_required"] = True
         try:
             kind.validate_config(config)
         except AnswerError as error:
-            self.add_error(kind.config_field, str(error))
+            self.add_error(kind.form_field_for(str(error)), str(error))
         self.instance.config = config
         return cleaned
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from rest_framework.permissions import BasePermission
 
 from .models import Project
@@ -41,3 +42,17 @@ def owned_project(user, project_id: int) -> Project:
     The one ownership rule of every researcher page and API endpoint (an anonymous user owns none).
     """
     return get_object_or_404(Project, pk=project_id, owner_id=user.pk)
+
+
+def project_way_back(user, project_id: int) -> tuple[str, str] | None:
+    """Where someone who met an error under a project's address may go back to, as (url, text): the
+    project's page for its owner, its judging page for its annotators; None for anyone else, so that
+    an error page says nothing of a project its visitor may not see."""
+    project = Project.objects.filter(pk=project_id).only("name", "owner_id").first()
+    if project is None:
+        return None
+    if project.owner_id == user.pk:
+        return reverse("project-page", args=[project.pk]), f"Back to the project “{project.name}”"
+    if project.memberships.filter(annotator_id=user.pk).exists():
+        return reverse("judge", args=[project.pk]), f"Back to judging “{project.name}”"
+    return None

@@ -62,6 +62,7 @@ def project_settings(request: AuthenticatedHttpRequest, project_id: int) -> Http
             "likert_dimensions",
             "likert_low",
             "likert_high",
+            "likert_anchors",
             "max_words",
         ):
             form.fields[name].disabled = True

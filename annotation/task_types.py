@@ -11,8 +11,9 @@ Types and their config / answer:
 - ``binary_relevance``: no config; answer ``{"label": 0|1}``.
 - ``graded_relevance``: ``{"levels": [{"value": 0, "label": "Not relevant"}, ...]}``; answer
   ``{"label": <one of the values>}``.
-- ``likert``: ``{"dimensions": ["quality", ...], "scale": [1, 5]}``; answer
-  ``{"scores": {dimension: int in scale}}`` with every dimension present.
+- ``likert``: ``{"dimensions": ["quality", ...], "scale": [1, 5]}``, optionally with
+  ``"anchors": {"1": "very poor", "5": "excellent"}`` (labels of points of the scale, shown on the
+  judging page); answer ``{"scores": {dimension: int in scale}}`` with every dimension present.
 - ``free_text``: ``{"max_words": N}``; answer ``{"text": non-empty, at most N words}``.
 - ``pairwise``: no config; answer ``{"label": 0|1}`` (0: the first output is better, 1: the second).
 Any type may set ``"rationale_required": true``; the answer then needs a non-empty ``"rationale"``.
@@ -20,6 +21,7 @@ Any type may set ``"rationale_required": true``; the answer then needs a non-emp
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -28,6 +30,8 @@ from typing import Any, ClassVar
 LIKERT_GOLD_TOLERANCE = 1
 # A label is stored in a 16-bit integer column (Judgement.label, SnapshotLabel.label).
 LABEL_RANGE = (-(2**15), 2**15 - 1)
+# A Likert anchor is a word or two ("very poor"), shown beside the scale on the judging page.
+ANCHOR_MAX_CHARS = 60
 
 
 class AnswerError(ValueError):
@@ -50,6 +54,27 @@ def _form_number(form: Mapping[str, str], field: str) -> int:
         raise AnswerError(f"field '{field}': expected a whole number, got {raw!r}") from error
 
 
+def _scale_point(key: Any) -> int | None:
+    """A Likert anchor's key as the point of the scale it names: 3 or "3" (JSON's keys are strings)."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key
+    if isinstance(key, str) and key.strip().lstrip("-").isdigit() and key.strip().isascii():
+        return int(key)
+    return None
+
+
+def describe_anchors(anchors: dict[int, str]) -> str:
+    """ "1 = very poor … 5 = excellent": neighbouring points joined by " · ", gaps shown by " … "."""
+    text = ""
+    previous: int | None = None
+    for point, label in anchors.items():
+        if previous is not None:
+            text += " · " if point == previous + 1 else " … "
+        text += f"{point} = {label}"
+        previous = point
+    return text
+
+
 def digit_keys(values: list[int]) -> list[str]:
     """One digit key per value; "" for a value without one (reached with the arrow keys).
 
@@ -69,6 +94,7 @@ class Choice:
     text: str
     key: str
     checked: bool = False
+    anchor: str = ""  # what this point of a Likert scale means ("very poor"), if the project says
 
 
 @dataclass(frozen=True)
@@ -87,6 +113,7 @@ class AnswerWidget:
     dimensions: list[Dimension] = field(default_factory=list)
     text: str = ""
     max_words: int | None = None
+    scale_anchors: str = ""  # "1 = very poor … 5 = excellent"
     rationale_required: bool = False
     rationale: str = ""
 
@@ -109,8 +136,10 @@ class TaskType:
     is_free_text: ClassVar[bool] = False
     # Labels are ordered: weighted kappa and ordinal alpha apply on the whole scale.
     ordered: ClassVar[bool] = False
-    # The project form's field that holds this type's configuration (where its errors go).
+    # The project form's field that holds this type's configuration (where its errors go), and the
+    # fields that hold some of its keys, where that differs (an error naming the key goes there).
     config_field: ClassVar[str] = "task_type"
+    config_form_fields: ClassVar[dict[str, str]] = {}
 
     def check_config(self, config: dict[str, Any]) -> None:
         """Raise AnswerError naming the field if ``config`` does not fit this type."""
@@ -152,6 +181,11 @@ class TaskType:
         return {}
 
     # -- shared by every type ---------------------------------------------------------------------
+
+    def form_field_for(self, error: str) -> str:
+        """The project form's field where a configuration error ("field 'anchors': …") belongs."""
+        named = re.match(r"field '(\w+)", error)
+        return self.config_form_fields.get(named.group(1) if named else "", self.config_field)
 
     def validate_config(self, config: Any) -> dict[str, Any]:
         """Check a project's configuration; return it unchanged or raise AnswerError naming the field."""
@@ -316,6 +350,7 @@ class Likert(TaskType):
     template = "annotation/answers/likert.html"
     is_rating = True
     config_field = "likert_dimensions"
+    config_form_fields = {"scale": "likert_low", "anchors": "likert_anchors"}
 
     def check_config(self, config: dict[str, Any]) -> None:
         dimensions = config.get("dimensions")
@@ -333,6 +368,36 @@ class Likert(TaskType):
         low, high = _integer(scale[0], "scale[0]"), _integer(scale[1], "scale[1]")
         if low >= high:
             raise AnswerError("field 'scale': lowest must be below highest")
+        self.check_anchors(config.get("anchors", {}), low, high)
+
+    @staticmethod
+    def check_anchors(anchors: Any, low: int, high: int) -> None:
+        """Anchors name points of the scale: ``{"1": "very poor", "5": "excellent"}`` (JSON's keys
+        are strings; integers are taken too), each point once, each label short and not empty."""
+        example = '{"1": "very poor", "5": "excellent"}'
+        if not isinstance(anchors, dict):
+            raise AnswerError(f"field 'anchors': an object of labels by point of the scale, e.g. {example}")
+        points: set[int] = set()
+        for key, label in anchors.items():
+            point = _scale_point(key)
+            if point is None or not low <= point <= high:
+                raise AnswerError(
+                    f"field 'anchors': {key!r} is not a point of the scale, a whole number from {low} "
+                    f"to {high}"
+                )
+            if point in points:
+                raise AnswerError(f"field 'anchors': {point} is labelled twice")
+            points.add(point)
+            if not isinstance(label, str) or not label.strip():
+                raise AnswerError(f"field 'anchors.{key}': a label such as \"very poor\"")
+            if len(label.strip()) > ANCHOR_MAX_CHARS:
+                raise AnswerError(f"field 'anchors.{key}': at most {ANCHOR_MAX_CHARS} characters")
+
+    @staticmethod
+    def anchors(config: dict[str, Any]) -> dict[int, str]:
+        """The configured anchors by point of the scale (a checked config), in scale order."""
+        found = {_scale_point(key): label.strip() for key, label in (config.get("anchors") or {}).items()}
+        return {point: found[point] for point in sorted(p for p in found if p is not None)}
 
     def clean_answer(self, config: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         scores = answer.get("scores")
@@ -370,22 +435,41 @@ class Likert(TaskType):
         scores = answer.get("scores", {})
         values = list(range(low, high + 1))
         keys = digit_keys(values)
+        anchors = self.anchors(config)
         dimensions = [
             Dimension(
                 name,
-                [Choice(v, str(v), key, scores.get(name) == v) for v, key in zip(values, keys, strict=True)],
+                [
+                    Choice(v, str(v), key, scores.get(name) == v, anchors.get(v, ""))
+                    for v, key in zip(values, keys, strict=True)
+                ],
             )
             for name in config["dimensions"]
         ]
-        return {"dimensions": dimensions}
+        return {"dimensions": dimensions, "scale_anchors": describe_anchors(anchors)}
 
     def config_from_form(self, cleaned: Mapping[str, Any]) -> dict[str, Any]:
+        from .forms import parse_anchors  # the form's own text format; forms imports this module
+
         names = [d.strip() for d in (cleaned.get("likert_dimensions") or "").split(",") if d.strip()]
-        return {"dimensions": names, "scale": [cleaned.get("likert_low"), cleaned.get("likert_high")]}
+        config: dict[str, Any] = {
+            "dimensions": names,
+            "scale": [cleaned.get("likert_low"), cleaned.get("likert_high")],
+        }
+        anchors = parse_anchors(cleaned.get("likert_anchors") or "")
+        if anchors:
+            config["anchors"] = anchors
+        return config
 
     def form_initial(self, config: dict[str, Any]) -> dict[str, Any]:
         low, high = config["scale"]
-        return {"likert_dimensions": ", ".join(config["dimensions"]), "likert_low": low, "likert_high": high}
+        anchors = "\n".join(f"{point}: {label}" for point, label in self.anchors(config).items())
+        return {
+            "likert_dimensions": ", ".join(config["dimensions"]),
+            "likert_low": low,
+            "likert_high": high,
+            "likert_anchors": anchors,
+        }
 
 
 class FreeText(TaskType):

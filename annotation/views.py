@@ -15,7 +15,7 @@ import nh3
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
@@ -36,10 +36,11 @@ from .assignment import (
     work_refusal,
 )
 from .counts import item_counts
-from .highlight import highlight_segments, query_terms
+from .highlight import query_terms
 from .models import Judgement, Membership, Project, Task
 from .permissions import AuthenticatedHttpRequest, is_researcher
 from .qualification import QualificationError, attempts_left, grade_qualification, qualification_tasks
+from .reading import text_part
 from .task_types import AnswerError
 
 
@@ -61,8 +62,15 @@ def annotator_project(request: AuthenticatedHttpRequest, project_id: int) -> Pro
     return project
 
 
-def task_view(project: Project, task: Task, answer: dict | None = None) -> dict:
-    """What a page needs to show a task: its texts with query terms marked, and the answer widget."""
+def task_view(
+    project: Project, task: Task, answer: dict | None = None, query: QueryDict | None = None
+) -> dict:
+    """What a page needs to show a task: its texts with query terms marked, and the answer widget.
+
+    A long text is shown one part at a time (``annotation.reading``): ``?part=N`` picks the part of
+    the first text, ``?part_b=N`` of the second, and each text links to its neighbouring parts on
+    the page that asked (``query``, its query string). Without ``query`` the first part is shown.
+    """
     # Query terms are marked where relevance to the topic is what is judged.
     terms: set[str] = set()
     if task.topic and project.type.judged_for_topic:
@@ -75,11 +83,35 @@ def task_view(project: Project, task: Task, answer: dict | None = None) -> dict:
             {
                 "heading": ("Output A", "Output B")[index] if task.document_b_id else "",
                 "title": document.title,
-                "segments": highlight_segments(document.text.strip(), terms),
+                **shown_part(document.text, terms, query, ("part", "part_b")[index]),
             }
             for index, document in enumerate(documents)
         ],
         "widget": project.type.widget(project.config, answer),
+    }
+
+
+def shown_part(text: str, terms: set[str], query: QueryDict | None, parameter: str) -> dict:
+    """The part of ``text`` that ``query[parameter]`` asks for, with links to its neighbours."""
+    try:
+        number = int(query.get(parameter) or 1) if query is not None else 1
+    except ValueError:
+        number = 1
+    part = text_part(text, number, terms)
+
+    def link(to: int) -> str:
+        if query is None or not 1 <= to <= part.count:
+            return ""
+        asked = query.copy()
+        asked[parameter] = str(to)
+        return "?" + asked.urlencode()
+
+    return {
+        "paragraphs": part.paragraphs,
+        "part": part,
+        "part_span": f"characters {part.start + 1:,}–{part.end:,} of {part.total:,}",
+        "previous_part_url": link(part.number - 1),
+        "next_part_url": link(part.number + 1),
     }
 
 
@@ -158,7 +190,7 @@ def judge(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
         **project_progress(project, request.user),
     }
     if assignment:
-        context.update(task_view(project, assignment.task))
+        context.update(task_view(project, assignment.task, query=request.GET))
     return render(request, "annotation/judge.html", context)
 
 
@@ -268,7 +300,7 @@ def edit_judgement(request: AuthenticatedHttpRequest, project_id: int, judgement
                 {"revision": revision, "answer": answer_in_words(project, revision.answer)}
                 for revision in judgement.revisions.all()
             ],
-            **task_view(project, judgement.task, judgement.answer),
+            **task_view(project, judgement.task, judgement.answer, query=request.GET),
         },
     )
 

@@ -149,6 +149,8 @@ AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "10"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# A locked-out login gets a page saying for how long, with the way to a password reset.
+AXES_LOCKOUT_CALLABLE = "cranfield.errors.locked_out"
 
 # The public account pages (sign-up with a code, invitation links, password reset) are throttled per
 # client address in the cache (annotation/throttle.py): at most SIGNUP_THROTTLE_ATTEMPTS posts, and

@@ -9,7 +9,11 @@ from annotation.account_views import api_token, password_reset
 from annotation.api import ProjectViewSet
 from evaluation.api import SnapshotViewSet
 
-handler500 = "cranfield.errors.handler500"  # a 503 saying so when the database cannot be reached
+# Error pages in the site's look with a way back; JSON under /api/; a 503 saying so when the
+# database cannot be reached (cranfield/errors.py).
+handler403 = "cranfield.errors.handler403"
+handler404 = "cranfield.errors.handler404"
+handler500 = "cranfield.errors.handler500"
 docs_view = SpectacularSwaggerSplitView.as_view(url_name="schema")
 router = DefaultRouter()
 router.register("projects", ProjectViewSet, basename="project")

@@ -138,7 +138,7 @@ def item_page(request: AuthenticatedHttpRequest, project_id: int, task_id: int) 
         "evaluation/item.html",
         {
             "project": project,
-            **task_view(project, task),
+            **task_view(project, task, query=request.GET),
             "judgements": rows,
             "facts": found,
             "gold_answer": project.type.describe_answer(project.config, task.gold_answer or {})

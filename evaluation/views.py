@@ -40,6 +40,7 @@ from .ground_truth.report import (
     latest_snapshot,
     requested_version,
 )
+from .import_examples import example_json, other_examples
 from .item_browser import adjudication_counts
 from .models import GroundTruthJob, GroundTruthSnapshot
 
@@ -95,9 +96,11 @@ def project_import(request: AuthenticatedHttpRequest, project_id: int) -> HttpRe
     """
     project = owned_project(request.user, project_id)
     errors: list[str] = []
+    pasted = ""
     if request.method == "POST":
         upload = request.FILES.get("file")
         text = upload.read().decode("utf-8", errors="replace") if upload else request.POST.get("body", "")
+        pasted = "" if upload else text  # shown again on an error, to be corrected rather than retyped
         try:
             summary = import_from_body(project, inputs.loads(text))
         except json.JSONDecodeError as error:
@@ -109,7 +112,18 @@ def project_import(request: AuthenticatedHttpRequest, project_id: int) -> HttpRe
         else:
             messages.success(request, f"Imported {describe_import(summary)}.")
             return redirect("project-page", project_id=project.pk)
-    return render(request, "evaluation/project_import.html", {"project": project, "errors": errors})
+    return render(
+        request,
+        "evaluation/project_import.html",
+        {
+            "project": project,
+            "errors": errors,
+            "pasted": pasted,
+            "uploaded": bool(errors) and not pasted,
+            "example": example_json(project.type, project.config or {}),
+            "other_examples": other_examples(project.task_type),
+        },
+    )
 
 
 class BadRequest(Exception):

@@ -86,3 +86,44 @@ def test_required_rationale():
 def test_bad_config_names_field(task_type, config, field):
     with pytest.raises(AnswerError, match=f"field '{field}'"):
         validate_config(task_type, config)
+
+
+def test_likert_anchors_name_points_of_the_scale():
+    config = {**LIKERT, "anchors": {"1": "very poor", "5": "excellent", "3": " fair "}}
+    assert validate_config("likert", config) is config
+    widget = task_type("likert").widget(config)
+    assert widget.scale_anchors == "1 = very poor … 3 = fair … 5 = excellent"
+    assert [choice.anchor for choice in widget.dimensions[0].choices] == [
+        "very poor",
+        "",
+        "fair",
+        "",
+        "excellent",
+    ]
+    full = {
+        **LIKERT,
+        "anchors": {str(v): name for v, name in enumerate(["bad", "poor", "fair", "good", "great"], 1)},
+    }
+    assert (
+        task_type("likert").widget(full).scale_anchors
+        == "1 = bad · 2 = poor · 3 = fair · 4 = good · 5 = great"
+    )
+    assert task_type("likert").widget(LIKERT).scale_anchors == ""  # none configured: bare numbers
+
+
+@pytest.mark.parametrize(
+    ("anchors", "message"),
+    [
+        (["very poor"], r"field 'anchors': an object of labels by point of the scale"),
+        ({"0": "nothing"}, r"field 'anchors': '0' is not a point of the scale, a whole number from 1 to 5"),
+        ({"one": "very poor"}, r"'one' is not a point of the scale"),
+        ({"²": "squared"}, r"'²' is not a point of the scale"),
+        ({"1": "very poor", "01": "awful"}, r"field 'anchors': 1 is labelled twice"),
+        ({"1": "  "}, r"field 'anchors\.1': a label such as \"very poor\""),
+        ({"1": 5}, r"field 'anchors\.1': a label"),
+        ({"5": "x" * 61}, r"field 'anchors\.5': at most 60 characters"),
+    ],
+)
+def test_likert_anchors_that_do_not_fit_the_scale_are_refused_naming_the_field(anchors, message):
+    with pytest.raises(AnswerError, match=message):
+        validate_config("likert", {**LIKERT, "anchors": anchors})

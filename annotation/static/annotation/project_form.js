@@ -1,11 +1,12 @@
-// Shows only the configuration fields of the chosen task type.
+// Shows only the configuration fields of the chosen task type (their inputs say which: data-for-type).
 (function () {
   "use strict";
   var select = document.getElementById("id_task_type");
   if (!select) return;
   function update() {
-    document.querySelectorAll("[data-for-type]").forEach(function (field) {
-      field.hidden = field.dataset.forType !== select.value;
+    document.querySelectorAll("[data-for-type]").forEach(function (input) {
+      var field = input.closest(".field") || input;
+      field.hidden = input.dataset.forType !== select.value;
     });
   }
   select.addEventListener("change", update);
