@@ -50,6 +50,17 @@ def parse_anchors(text: str) -> dict[str, str]:
 
 
 class ProjectForm(forms.ModelForm):
+    # The task type and the fields of its configuration: fixed once items are judged, as the API
+    # fixes ``task_type`` and ``config`` (they change what the judgements mean).
+    FIXED_ONCE_JUDGED = (
+        "task_type",
+        "graded_levels",
+        "likert_dimensions",
+        "likert_low",
+        "likert_high",
+        "likert_anchors",
+        "max_words",
+    )
     graded_levels = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4}),
         required=False,

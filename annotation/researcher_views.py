@@ -56,15 +56,7 @@ def project_settings(request: AuthenticatedHttpRequest, project_id: int) -> Http
     judged = Judgement.objects.filter(task__project=project).exists()
     form = ProjectForm(request.POST or None, instance=project)
     if judged:
-        for name in (
-            "task_type",
-            "graded_levels",
-            "likert_dimensions",
-            "likert_low",
-            "likert_high",
-            "likert_anchors",
-            "max_words",
-        ):
+        for name in ProjectForm.FIXED_ONCE_JUDGED:
             form.fields[name].disabled = True
     old_k = project.assignments_per_task
     if request.method == "POST" and form.is_valid():

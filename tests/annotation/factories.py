@@ -23,6 +23,27 @@ RUN_B = "\n".join(["401 Q0 d3 1 3.0 runB", "401 Q0 d6 2 2.0 runB", "402 Q0 d6 1 
 LIKERT_CONFIG = {"dimensions": ["quality", "coherence"], "scale": [1, 5]}
 
 
+def project_form(**fields: str) -> dict[str, str]:
+    """A valid new-project or settings form (binary relevance, k = 3, the defaults), with ``fields``
+    changed or added."""
+    return {
+        "name": "Test project",
+        "task_type": "binary_relevance",
+        "assignments_per_task": "3",
+        "assignment_minutes": "30",
+        "serve_order": "pool",
+        "gold_rate": "0",
+        "attention_rate": "0",
+        "qualification_pass_rate": "0.8",
+        "qualification_attempts_allowed": "2",
+        "quality_threshold": "0.7",
+        "ground_truth_method": "majority",
+        "rating_normalisation": "none",
+        "active": "on",
+        **fields,
+    }
+
+
 def make_project(owner, annotators=(), k: int = 3, pool_depth: int = 2, **settings) -> Project:
     project = Project.objects.create(name="Test project", owner=owner, assignments_per_task=k, **settings)
     project.annotators.set(annotators)

@@ -18,6 +18,7 @@ from annotation.coverage import apply_k_to_items, project_coverage
 from annotation.models import Judgement, Membership, Project, QualificationAttempt, Task
 from annotation.permissions import RESEARCHERS_GROUP
 from evaluation.ground_truth.build import build_snapshot
+from tests.annotation import factories
 from tests.annotation.factories import make_project
 
 pytestmark = pytest.mark.django_db
@@ -163,22 +164,7 @@ def test_who_is_eligible_leaves_out_the_blocked_the_passwordless_and_those_out_o
 
 
 def project_form(name: str, k: int, annotators: str) -> dict:
-    return {
-        "name": name,
-        "task_type": "binary_relevance",
-        "assignments_per_task": str(k),
-        "assignment_minutes": "30",
-        "serve_order": "pool",
-        "gold_rate": "0",
-        "attention_rate": "0",
-        "qualification_pass_rate": "0.8",
-        "qualification_attempts_allowed": "2",
-        "quality_threshold": "0.7",
-        "ground_truth_method": "majority",
-        "rating_normalisation": "none",
-        "active": "on",
-        "annotator_usernames": annotators,
-    }
+    return factories.project_form(name=name, assignments_per_task=str(k), annotator_usernames=annotators)
 
 
 def test_the_new_project_form_refuses_k_above_the_named_annotators_with_the_reason(

@@ -16,6 +16,7 @@ from annotation.assignment import claim_next_task, correct_judgement, submit_jud
 from annotation.models import AdjudicatedBy, Membership, Project, Task
 from evaluation.collection import import_collection
 from evaluation.ground_truth.build import build_snapshot
+from tests.annotation.factories import project_form
 from tests.groundtruth.builders import gold_items, items, judge, likert_project
 
 pytestmark = pytest.mark.django_db
@@ -362,21 +363,7 @@ def test_a_settings_form_that_omits_the_rule_keeps_the_projects_rule(client, res
     client.force_login(researcher)
     response = client.post(
         reverse("project-settings", args=[project.pk]),
-        {
-            "name": "Renamed",
-            "task_type": "binary_relevance",
-            "assignments_per_task": "3",
-            "assignment_minutes": "30",
-            "serve_order": "pool",
-            "gold_rate": "0",
-            "attention_rate": "0",
-            "qualification_pass_rate": "0.8",
-            "qualification_attempts_allowed": "2",
-            "quality_threshold": "0.7",
-            "ground_truth_method": "majority",
-            "rating_normalisation": "none",
-            "active": "on",
-        },
+        project_form(name="Renamed"),
     )
     assert response.status_code == 302
     project.refresh_from_db()

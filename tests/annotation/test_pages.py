@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from annotation.assignment import claim_next_task, correct_judgement, submit_judgement
 from annotation.models import Assignment, Judgement, Membership, Project, Task
-from tests.annotation.factories import make_gold_project, make_likert_project, make_project
+from tests.annotation.factories import make_gold_project, make_likert_project, make_project, project_form
 
 pytestmark = pytest.mark.django_db
 
@@ -226,25 +226,18 @@ def test_the_history_lists_only_ones_own_judgements(client, project, annotators)
 def test_the_researcher_creates_a_likert_project_through_the_form(client, researcher, annotators):
     response = as_user(client, researcher).post(
         reverse("project-new"),
-        {
-            "name": "Summaries",
-            "task_type": "likert",
-            "likert_dimensions": "quality, coherence",
-            "likert_low": "1",
-            "likert_high": "5",
-            "assignments_per_task": "2",
-            "assignment_minutes": "30",
-            "serve_order": "random",
-            "gold_rate": "0",
-            "attention_rate": "0.1",
-            "qualification_pass_rate": "0.8",
-            "qualification_attempts_allowed": "2",
-            "quality_threshold": "0.7",
-            "ground_truth_method": "majority",
-            "rating_normalisation": "zscore",
-            "active": "on",
-            "annotator_usernames": "annotator1, annotator2",
-        },
+        project_form(
+            name="Summaries",
+            task_type="likert",
+            likert_dimensions="quality, coherence",
+            likert_low="1",
+            likert_high="5",
+            assignments_per_task="2",
+            serve_order="random",
+            attention_rate="0.1",
+            rating_normalisation="zscore",
+            annotator_usernames="annotator1, annotator2",
+        ),
     )
     project = Project.objects.get(name="Summaries")
     assert response.url == reverse("project-import", args=[project.pk])

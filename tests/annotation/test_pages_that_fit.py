@@ -19,24 +19,11 @@ from annotation.models import Project, Task
 from annotation.task_types import TASK_TYPES
 from evaluation.collection import import_from_body
 from evaluation.import_examples import SAMPLE_CONFIGS, example_body
-from tests.annotation.factories import LIKERT_CONFIG, make_likert_project
+from tests.annotation.factories import LIKERT_CONFIG, make_likert_project, project_form
 
 pytestmark = pytest.mark.django_db
 
 ANCHORED = {**LIKERT_CONFIG, "anchors": {"1": "very poor", "5": "excellent"}}
-SETTINGS = {  # the rest of a valid project form
-    "assignments_per_task": "1",
-    "assignment_minutes": "30",
-    "serve_order": "pool",
-    "gold_rate": "0",
-    "attention_rate": "0",
-    "qualification_pass_rate": "0.8",
-    "qualification_attempts_allowed": "2",
-    "quality_threshold": "0.7",
-    "ground_truth_method": "majority",
-    "rating_normalisation": "none",
-    "active": "on",
-}
 
 
 def as_user(client, user):
@@ -45,15 +32,15 @@ def as_user(client, user):
 
 
 def likert_form(**fields) -> dict:
-    return {
+    likert = {
         "name": "Rated",
         "task_type": "likert",
         "likert_dimensions": "quality, coherence",
         "likert_low": "1",
         "likert_high": "5",
-        **SETTINGS,
-        **fields,
+        "assignments_per_task": "1",
     }
+    return project_form(**{**likert, **fields})
 
 
 def test_the_judging_page_shows_the_likert_anchors_beside_the_scale(client, researcher, annotators):
