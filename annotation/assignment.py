@@ -139,10 +139,27 @@ def live_assignment(project: Project, annotator, *, with_task: bool = True) -> A
     return leases.first()
 
 
-def _lease(project: Project, task: Task, annotator) -> Assignment:
+def _lease(project: Project, task: Task, annotator, shown: bool) -> Assignment:
+    now = timezone.now()
     return Assignment.objects.create(
-        task=task, annotator=annotator, expires_at=timezone.now() + project.assignment_lease
+        task=task,
+        annotator=annotator,
+        expires_at=now + project.assignment_lease,
+        shown_at=now if shown else None,
     )
+
+
+def mark_shown(assignment: Assignment) -> None:
+    """Record that the judging page is showing the task now, unless it was shown before.
+
+    Time on task runs from the first showing: a reload or a second tab does not restart it. The
+    conditional UPDATE makes two pages rendering at once agree on one moment in the database.
+    """
+    if assignment.shown_at is not None:
+        return
+    now = timezone.now()
+    Assignment.objects.filter(pk=assignment.pk, shown_at__isnull=True).update(shown_at=now)
+    assignment.shown_at = now
 
 
 def _serving_order(project: Project) -> tuple[str, ...]:
@@ -151,7 +168,7 @@ def _serving_order(project: Project) -> tuple[str, ...]:
     return ("pool_rank", "id")
 
 
-def _claim_item(project: Project, annotator) -> Assignment | None:
+def _claim_item(project: Project, annotator, shown: bool) -> Assignment | None:
     """Lease the first open item (in the project's serving order) this annotator never had."""
     open_for_annotator = Task.objects.filter(
         project=project, kind=Task.Kind.ITEM, completed=False, slots_taken__lt=F("required_judgements")
@@ -161,14 +178,16 @@ def _claim_item(project: Project, annotator) -> Assignment | None:
         # No savepoint: claim_next_task's transaction holds the locks, and nothing here can fail
         # but the database itself (the row was locked with a free slot; the annotator never had it).
         with transaction.atomic(savepoint=False):
+            # The texts come along (no lock on them): the judging page shows them next.
             task = (
                 open_for_annotator.select_for_update(skip_locked=True, of=("self",))
+                .select_related("topic", "document", "document_b")
                 .order_by(*_serving_order(project))
                 .first()
             )
             if task is not None:
                 Task.objects.filter(pk=task.pk).update(slots_taken=F("slots_taken") + 1)
-                return _lease(project, task, annotator)
+                return _lease(project, task, annotator, shown)
         # Only say "nothing left" when no open task remains for this annotator even ignoring locks.
         if not open_for_annotator.exists():
             return None
@@ -190,19 +209,29 @@ def _check_candidates(project: Project, annotator) -> tuple[QuerySet[Task], Quer
     return gold, (degraded | repeat)
 
 
-def _claim_check(project: Project, annotator, candidates: QuerySet[Task]) -> Assignment | None:
-    task = candidates.exclude(assignments__annotator=annotator).order_by("serve_key", "id").first()
+def _claim_check(project: Project, annotator, candidates: QuerySet[Task], shown: bool) -> Assignment | None:
+    task = (
+        candidates.exclude(assignments__annotator=annotator)
+        .select_related("topic", "document", "document_b")
+        .order_by("serve_key", "id")
+        .first()
+    )
     if task is None:
         return None
     try:
         with transaction.atomic():
-            return _lease(project, task, annotator)
+            return _lease(project, task, annotator, shown)
     except IntegrityError:  # the same annotator claimed it from another tab a moment ago
         return None
 
 
-def claim_next_task(project: Project, annotator, *, rng: random.Random | None = None) -> Assignment | None:
+def claim_next_task(
+    project: Project, annotator, *, rng: random.Random | None = None, shown: bool = False
+) -> Assignment | None:
     """Give the annotator a lease on their next task; ``None`` when no item is left for them.
+
+    ``shown``: the caller renders the task in its response, so a new lease is stamped as shown
+    now (``mark_shown`` stamps a lease the annotator already held).
 
     1. An annotator who already holds a live lease in the project gets that one back.
     2. Refuse (AssignmentError) a non-member, a blocked or an unqualified annotator, or a closed project.
@@ -225,10 +254,10 @@ def claim_next_task(project: Project, annotator, *, rng: random.Random | None = 
         refusal = work_refusal(project, annotator, member)
         if refusal is not None:
             raise AssignmentError(refusal)
-        return _claim(project, annotator, rng)
+        return _claim(project, annotator, rng, shown)
 
 
-def _claim(project: Project, annotator, rng: random.Random | None) -> Assignment | None:
+def _claim(project: Project, annotator, rng: random.Random | None, shown: bool) -> Assignment | None:
     """Steps 3 to 5 of ``claim_next_task``, inside its transaction."""
     release_expired_assignments(project)
     draw = (rng or random).random
@@ -236,7 +265,7 @@ def _claim(project: Project, annotator, rng: random.Random | None) -> Assignment
     wants_gold = project.gold_rate > 0 and draw() < project.gold_rate
     wants_attention = project.is_rating and project.attention_rate > 0 and draw() < project.attention_rate
     if not (wants_gold or wants_attention):
-        return _claim_item(project, annotator)
+        return _claim_item(project, annotator, shown)
     items_remain = (
         Task.objects.filter(
             project=project, kind=Task.Kind.ITEM, completed=False, slots_taken__lt=F("required_judgements")
@@ -248,10 +277,10 @@ def _claim(project: Project, annotator, rng: random.Random | None) -> Assignment
         return None
     check = None
     if wants_gold:
-        check = _claim_check(project, annotator, gold)
+        check = _claim_check(project, annotator, gold, shown)
     if check is None and wants_attention:
-        check = _claim_check(project, annotator, attention)
-    return check or _claim_item(project, annotator)
+        check = _claim_check(project, annotator, attention, shown)
+    return check or _claim_item(project, annotator, shown)
 
 
 # -- submitting, skipping, correcting ------------------------------------------------------------
@@ -306,6 +335,11 @@ def gold_feedback_text(project: Project, task: Task, answer: dict) -> str:
     return text
 
 
+def seconds_since(moment, now) -> float | None:
+    """Seconds from ``moment`` to ``now``; None when there is no moment (a task never shown)."""
+    return None if moment is None else max(0.0, (now - moment).total_seconds())
+
+
 def submit_judgement(assignment_id: int, annotator, answer: dict | int) -> Submission:
     """Store a judgement against a live lease of this annotator; raise AssignmentError otherwise.
 
@@ -333,6 +367,7 @@ def submit_judgement(assignment_id: int, annotator, answer: dict | int) -> Submi
                     label=cleaned.get("label"),
                     answer=cleaned,
                     seconds_spent=(now - assignment.created_at).total_seconds(),
+                    seconds_on_task=seconds_since(assignment.shown_at, now),
                 )
         except IntegrityError as error:  # the database's last line of defence
             raise AssignmentError("You have already judged this task.") from error
@@ -456,6 +491,8 @@ def record_judgements(project: Project, judgements: Sequence[RecordedJudgement])
                         label=answer.get("label"),
                         answer=answer,
                         seconds_spent=j.seconds_spent,
+                        # Made away from the judging page: the time given is the time on task.
+                        seconds_on_task=j.seconds_spent,
                     )
                     for j, lease, answer in zip(judgements, leases, answers, strict=True)
                 )
