@@ -19,9 +19,9 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import IntegrityError, transaction
 from django.db.models import Count, F, QuerySet
@@ -36,6 +36,8 @@ from .task_types import AnswerError
 # milliseconds (a claim, or a submission counting the task's judgements); near the end of a
 # campaign those can be all that is left, so a claim waits a little before it gives up.
 CLAIM_BACKOFF_SECONDS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
+
+T = TypeVar("T")
 
 
 class AssignmentError(Exception):
@@ -52,6 +54,26 @@ class Submission:
 
     judgement: Judgement
     gold_feedback: str | None = None
+
+
+# -- transactions ------------------------------------------------------------------------------
+
+
+def _in_one_transaction(work: Callable[[], T]) -> T:
+    """Run ``work`` in the caller's transaction (a new one if there is none), without a savepoint.
+
+    Judging pages run in one transaction per request (ATOMIC_REQUESTS), and a savepoint per engine
+    call costs two statements each time. An exception that leaves a block without a savepoint dooms
+    the whole transaction, judgement included; the engine's refusals (AssignmentError) come before
+    any write, so they are carried out of the block and raised after it. A database error still
+    fails the whole request, and nothing of it is stored.
+    """
+    with transaction.atomic(savepoint=False):
+        try:
+            return work()
+        except AssignmentError as error:
+            refusal = error
+    raise refusal
 
 
 # -- who may work ------------------------------------------------------------------------------
@@ -226,12 +248,21 @@ def _claim_check(project: Project, annotator, candidates: QuerySet[Task], shown:
 
 
 def claim_next_task(
-    project: Project, annotator, *, rng: random.Random | None = None, shown: bool = False
+    project: Project,
+    annotator,
+    *,
+    rng: random.Random | None = None,
+    shown: bool = False,
+    member: Membership | None = None,
+    lease_just_ended: bool = False,
 ) -> Assignment | None:
     """Give the annotator a lease on their next task; ``None`` when no item is left for them.
 
     ``shown``: the caller renders the task in its response, so a new lease is stamped as shown
-    now (``mark_shown`` stamps a lease the annotator already held).
+    now (``mark_shown`` stamps a lease the annotator already held). ``member``: the annotator's
+    membership row, already locked by the caller in this transaction (``locked_membership``).
+    ``lease_just_ended``: the caller, holding that lock, has just submitted or skipped the
+    annotator's lease, so there is no live one to hand back (step 1 is skipped).
 
     1. An annotator who already holds a live lease in the project gets that one back.
     2. Refuse (AssignmentError) a non-member, a blocked or an unqualified annotator, or a closed project.
@@ -244,24 +275,27 @@ def claim_next_task(
        and that no concurrent claim holds is locked, its slot counter incremented, and leased.
     Checks are served only while ordinary items remain, so they never pad out an empty queue.
     """
-    with transaction.atomic():
+
+    def claim() -> Assignment | None:
         # One claim at a time per annotator and project (a double click must not lease two tasks):
         # the membership row is theirs alone, so this lock never makes others wait.
-        member = locked_membership(project, annotator)
-        current = live_assignment(project, annotator, with_task=False)  # the page loads its own
-        if current is not None:
-            return current
-        refusal = work_refusal(project, annotator, member)
+        locked = member or locked_membership(project, annotator)
+        if not lease_just_ended:
+            current = live_assignment(project, annotator, with_task=False)  # the page loads its own
+            if current is not None:
+                return current
+        refusal = work_refusal(project, annotator, locked)
         if refusal is not None:
             raise AssignmentError(refusal)
         return _claim(project, annotator, rng, shown)
+
+    return _in_one_transaction(claim)
 
 
 def _claim(project: Project, annotator, rng: random.Random | None, shown: bool) -> Assignment | None:
     """Steps 3 to 5 of ``claim_next_task``, inside its transaction."""
     release_expired_assignments(project)
     draw = (rng or random).random
-    gold, attention = _check_candidates(project, annotator)
     wants_gold = project.gold_rate > 0 and draw() < project.gold_rate
     wants_attention = project.is_rating and project.attention_rate > 0 and draw() < project.attention_rate
     if not (wants_gold or wants_attention):
@@ -275,6 +309,7 @@ def _claim(project: Project, annotator, rng: random.Random | None, shown: bool) 
     )
     if not items_remain:
         return None
+    gold, attention = _check_candidates(project, annotator)
     check = None
     if wants_gold:
         check = _claim_check(project, annotator, gold, shown)
@@ -297,15 +332,18 @@ def _validated(project: Project, answer: dict | int) -> dict:
         raise AssignmentError(str(error)) from error
 
 
-def _locked_lease(assignment_id: int, annotator) -> Assignment:
+def _locked_lease(assignment_id: int, annotator, project: Project | None = None) -> Assignment:
+    """The annotator's lease, locked, if it may still be answered; AssignmentError otherwise.
+    With ``project`` the lease must be one of its tasks (the project is not read again)."""
     # Lock the lease row only: locking the joined task and project rows too would make every
     # submission in a project queue behind the others (and behind the ground-truth job).
-    assignment = (
-        Assignment.objects.select_for_update(of=("self",))
-        .select_related("task", "task__project")
-        .filter(pk=assignment_id, annotator=annotator)
-        .first()
-    )
+    leases = Assignment.objects.select_for_update(of=("self",)).filter(pk=assignment_id, annotator=annotator)
+    if project is None:
+        assignment = leases.select_related("task", "task__project").first()
+    else:
+        assignment = leases.select_related("task").filter(task__project=project).first()
+        if assignment is not None:
+            assignment.task.project = project
     if assignment is None:
         raise AssignmentError("This task is not assigned to you.")
     if assignment.status == Assignment.Status.SUBMITTED:
@@ -340,63 +378,76 @@ def seconds_since(moment, now) -> float | None:
     return None if moment is None else max(0.0, (now - moment).total_seconds())
 
 
-def submit_judgement(assignment_id: int, annotator, answer: dict | int) -> Submission:
+def submit_judgement(
+    assignment_id: int, annotator, answer: dict | int, *, member: Membership | None = None
+) -> Submission:
     """Store a judgement against a live lease of this annotator; raise AssignmentError otherwise.
 
     ``answer`` is the task type's answer (``{"label": 1}``, ``{"scores": {...}}``, ``{"text": …}``),
     or a bare integer label. The lease is checked at submit time, under a row lock, so an expired,
     skipped or foreign lease can never produce a judgement; the answer is validated against the
-    project's task type, and the first revision is stored with it.
+    project's task type, and the first revision is stored with it. ``member``: the annotator's
+    membership row with its project, locked by the caller in this transaction; the lease must be
+    in that project (the membership is then not read again).
     """
-    with transaction.atomic():
-        assignment = _locked_lease(assignment_id, annotator)
-        task = assignment.task
-        project = task.project
-        refusal = work_refusal(project, annotator)
-        if refusal is not None:
-            raise AssignmentError(refusal)
-        cleaned = _validated(project, answer)
-        now = timezone.now()
-        try:
-            with transaction.atomic():
-                judgement = Judgement.objects.create(
-                    project_id=task.project_id,
-                    task=task,
-                    annotator=annotator,
-                    assignment=assignment,
-                    label=cleaned.get("label"),
-                    answer=cleaned,
-                    seconds_spent=(now - assignment.created_at).total_seconds(),
-                    seconds_on_task=seconds_since(assignment.shown_at, now),
-                )
-        except IntegrityError as error:  # the database's last line of defence
-            raise AssignmentError("You have already judged this task.") from error
-        JudgementRevision.objects.create(judgement=judgement, number=1, label=judgement.label, answer=cleaned)
-        assignment.status = Assignment.Status.SUBMITTED
-        assignment.save(update_fields=["status"])
-        if task.kind == Task.Kind.ITEM:
-            # Two last judgements of a task can be inserted concurrently; under READ COMMITTED
-            # neither would see the other's row and the task would stay open forever. Locking the
-            # task row (only this task, so other submissions never wait) makes the later one
-            # count after the earlier one has committed. Lock order lease -> task, as elsewhere.
-            _lock_task_row(task)
-            if task.judgements.count() >= task.required_judgements:
-                # The cached item counts are not forgotten here: if the counter on the judging
-                # page moved right after an item's submission and not after a gold item's, an
-                # annotator could tell which was which. It catches up within ITEM_COUNTS_SECONDS.
-                Task.objects.filter(pk=task.pk).update(completed=True)
-        announce_judgements_changed(project.pk)
-        feedback = None
-        if task.kind == Task.Kind.GOLD and project.gold_feedback:
-            feedback = gold_feedback_text(project, task, cleaned)
-        return Submission(judgement, feedback)
+    return _in_one_transaction(lambda: _submit(assignment_id, annotator, answer, member))
 
 
-def skip_task(assignment_id: int, annotator) -> None:
-    """Give up a leased task: its slot returns to the pool and this annotator is never served it again."""
-    with transaction.atomic():
-        assignment = _locked_lease(assignment_id, annotator)
+def _submit(assignment_id: int, annotator, answer: dict | int, member: Membership | None) -> Submission:
+    assignment = _locked_lease(assignment_id, annotator, member.project if member else None)
+    task = assignment.task
+    project = member.project if member else task.project
+    refusal = work_refusal(project, annotator, member) if member else work_refusal(project, annotator)
+    if refusal is not None:
+        raise AssignmentError(refusal)
+    cleaned = _validated(project, answer)
+    # Every refusal is above this line: from here on the judgement is written.
+    now = timezone.now()
+    # No savepoint around the INSERT: one judgement per (task, annotator) is a unique constraint,
+    # but only this lease (locked, live) can produce one, so it cannot fail here; if it ever did,
+    # the request fails whole and nothing is stored twice.
+    judgement = Judgement.objects.create(
+        project_id=task.project_id,
+        task=task,
+        annotator=annotator,
+        assignment=assignment,
+        label=cleaned.get("label"),
+        answer=cleaned,
+        seconds_spent=(now - assignment.created_at).total_seconds(),
+        seconds_on_task=seconds_since(assignment.shown_at, now),
+    )
+    JudgementRevision.objects.create(judgement=judgement, number=1, label=judgement.label, answer=cleaned)
+    assignment.status = Assignment.Status.SUBMITTED
+    assignment.save(update_fields=["status"])
+    if task.kind == Task.Kind.ITEM:
+        # Two last judgements of a task can be inserted concurrently; under READ COMMITTED
+        # neither would see the other's row and the task would stay open forever. Locking the
+        # task row (only this task, so other submissions never wait) makes the later one
+        # count after the earlier one has committed. Lock order lease -> task, as elsewhere.
+        _lock_task_row(task)
+        if task.judgements.count() >= task.required_judgements:
+            # The cached item counts are not forgotten here: if the counter on the judging
+            # page moved right after an item's submission and not after a gold item's, an
+            # annotator could tell which was which. It catches up within ITEM_COUNTS_SECONDS.
+            Task.objects.filter(pk=task.pk).update(completed=True)
+    announce_judgements_changed(project.pk)
+    feedback = None
+    if task.kind == Task.Kind.GOLD and project.gold_feedback:
+        feedback = gold_feedback_text(project, task, cleaned)
+    return Submission(judgement, feedback)
+
+
+def skip_task(assignment_id: int, annotator, *, member: Membership | None = None) -> None:
+    """Give up a leased task: its slot returns to the pool and this annotator is never served it again.
+
+    ``member``: as for ``submit_judgement``.
+    """
+
+    def skip() -> None:
+        assignment = _locked_lease(assignment_id, annotator, member.project if member else None)
         release_lease(assignment.pk, assignment.task_id, assignment.task.kind, Assignment.Status.SKIPPED)
+
+    _in_one_transaction(skip)
 
 
 def last_judgement(project: Project, annotator) -> Judgement | None:

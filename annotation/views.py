@@ -136,15 +136,17 @@ def judging_page(
     request: AuthenticatedHttpRequest,
     project: Project,
     *,
+    member: Membership | None = None,
     assignment: Assignment | bool | None = True,
     previous: Judgement | bool | None = True,
 ) -> HttpResponse:
     """The judging page: the annotator's live lease (stamped as shown now), or why there is none.
 
-    ``assignment`` and ``previous`` may be passed when the caller has them already (a submission
-    that just leased the next task, the judgement it just stored); ``True`` looks them up.
+    ``member``, ``assignment`` and ``previous`` may be passed when the caller has them already (a
+    submission that just leased the next task, the judgement it just stored); ``True`` (or no
+    ``member``) looks them up.
     """
-    member = membership(project, request.user)
+    member = member or membership(project, request.user)
     if assignment is True:
         assignment = live_assignment(project, request.user)
     if isinstance(assignment, Assignment):
@@ -194,11 +196,39 @@ def judge(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     return judging_page(request, project)
 
 
-def lease_next_task(request: AuthenticatedHttpRequest, project: Project) -> Assignment | None:
+def locked_membership_of(request: AuthenticatedHttpRequest, project_id: int) -> Membership:
+    """The user's membership of the project, with the project, its row locked for the request's
+    transaction; 404 when the user is not one of its annotators (no hint the project exists).
+
+    The pages that lease and answer tasks take it first: one annotator's claims then run one at a
+    time (as ``claim_next_task`` needs), nobody else waits on the row, and the lock order
+    membership → lease → task is the one blocking an annotator follows too.
+    """
+    member = (
+        Membership.objects.select_for_update(of=("self",))
+        .select_related("project")
+        .filter(project_id=project_id, annotator=request.user)
+        .order_by("pk")
+        .first()
+    )
+    if member is None:
+        raise Http404("No such project")
+    return member
+
+
+def lease_next_task(
+    request: AuthenticatedHttpRequest, member: Membership, *, lease_just_ended: bool = False
+) -> Assignment | None:
     """Lease the next task (stamped as shown when this response will render it); the outcome for
-    the annotator goes to ``messages``."""
+    the annotator goes to ``messages``. ``member`` is locked (``locked_membership_of``)."""
     try:
-        assignment = claim_next_task(project, request.user, shown=wants_page_inline(request))
+        assignment = claim_next_task(
+            member.project,
+            request.user,
+            shown=wants_page_inline(request),
+            member=member,
+            lease_just_ended=lease_just_ended,
+        )
     except ItemsBusy as busy:
         messages.info(request, str(busy))
     except AssignmentError as error:
@@ -212,7 +242,7 @@ def lease_next_task(request: AuthenticatedHttpRequest, project: Project) -> Assi
 
 def next_page(
     request: AuthenticatedHttpRequest,
-    project: Project,
+    member: Membership,
     assignment: Assignment | bool | None = True,
     previous: Judgement | bool | None = True,
 ) -> HttpResponse:
@@ -221,8 +251,8 @@ def next_page(
         # A lease the claim found already held comes without its task and texts; the page loads them.
         if isinstance(assignment, Assignment) and not Assignment.task.is_cached(assignment):
             assignment = True
-        return judging_page(request, project, assignment=assignment, previous=previous)
-    return redirect("judge", project_id=project.pk)
+        return judging_page(request, member.project, member=member, assignment=assignment, previous=previous)
+    return redirect("judge", project_id=member.project_id)
 
 
 @login_required
@@ -232,9 +262,9 @@ def claim(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
 
     Security behavior: project annotators only; the engine refuses a blocked or unqualified one.
     """
-    project = annotator_project(request, project_id)
-    assignment = lease_next_task(request, project)
-    return next_page(request, project, assignment if assignment else True)
+    member = locked_membership_of(request, project_id)
+    assignment = lease_next_task(request, member)
+    return next_page(request, member, assignment if assignment else True)
 
 
 @login_required
@@ -244,23 +274,25 @@ def submit(request: AuthenticatedHttpRequest, project_id: int, assignment_id: in
     it: the judging page itself for judge.js, a redirect to it for a browser without the script.
 
     Security behavior: project annotators only; accepted only against the annotator's own live
-    lease, checked at submit time under a lock on it; a second submission of the same lease is
-    refused (one judgement per annotator and task is also a database constraint); CSRF-checked as
-    every POST. Gold items answer exactly as other items do, but for the feedback a project enables.
+    lease in this project, checked at submit time under a lock on it; a second submission of the
+    same lease is refused (one judgement per annotator and task is also a database constraint);
+    CSRF-checked as every POST. Gold items answer exactly as other items do, but for the feedback
+    a project enables.
     """
-    project = annotator_project(request, project_id)
+    member = locked_membership_of(request, project_id)
+    project = member.project
     try:
         answer = project.type.parse_form(project.config, request.POST)
-        submission = submit_judgement(assignment_id, request.user, answer)
+        submission = submit_judgement(assignment_id, request.user, answer, member=member)
     except (AnswerError, AssignmentError) as error:
         messages.error(request, str(error))
-        return next_page(request, project)
+        return next_page(request, member)
     if submission.gold_feedback:
         messages.info(request, submission.gold_feedback)
     else:
         messages.success(request, "Saved.")
-    assignment = lease_next_task(request, project)
-    return next_page(request, project, assignment if assignment else None, submission.judgement)
+    assignment = lease_next_task(request, member, lease_just_ended=True)
+    return next_page(request, member, assignment, submission.judgement)
 
 
 @login_required
@@ -268,17 +300,17 @@ def submit(request: AuthenticatedHttpRequest, project_id: int, assignment_id: in
 def skip(request: AuthenticatedHttpRequest, project_id: int, assignment_id: int) -> HttpResponse:
     """Give the task back (it goes to someone else, never again to this annotator) and lease the next.
 
-    Security behavior: project annotators only, and only their own live lease.
+    Security behavior: project annotators only, and only their own live lease in this project.
     """
-    project = annotator_project(request, project_id)
+    member = locked_membership_of(request, project_id)
     try:
-        skip_task(assignment_id, request.user)
+        skip_task(assignment_id, request.user, member=member)
     except AssignmentError as error:
         messages.error(request, str(error))
-        return next_page(request, project)
+        return next_page(request, member)
     messages.info(request, "Skipped.")
-    assignment = lease_next_task(request, project)
-    return next_page(request, project, assignment if assignment else None)
+    assignment = lease_next_task(request, member, lease_just_ended=True)
+    return next_page(request, member, assignment)
 
 
 def _safe_next(request: AuthenticatedHttpRequest, default: str) -> str:
