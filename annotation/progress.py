@@ -172,9 +172,8 @@ def project_progress_figures(project: Project, now: datetime | None = None) -> d
     recent = judgements.filter(created_at__gte=since, created_at__lte=now).aggregate(
         n=Count("id"), annotators=Count("annotator", distinct=True)
     )
-    seconds = list(
-        judgements.filter(seconds_on_task__isnull=False).values_list("seconds_on_task", flat=True).iterator()
-    )
+    timed = judgements.filter(seconds_on_task__isnull=False).values_list("seconds_on_task", flat=True)
+    seconds = [value for value in timed.iterator() if value is not None]
     progress = summarise_progress(
         items_total=items["total"],
         items_complete=items["complete"],

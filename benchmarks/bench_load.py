@@ -53,6 +53,7 @@ import pstats
 import random
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -1233,6 +1234,9 @@ def run_load(
 
 
 def main() -> None:
+    # Stopped with SIGTERM (a background run ignores SIGINT), still stop gunicorn and the worker
+    # and drop the database: the finally blocks below run on SystemExit.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     args = parse_arguments()
     workdir = Path(tempfile.mkdtemp(prefix="bench-load-"))
     environment = server_environment(args, workdir)
