@@ -193,19 +193,16 @@ def _serving_order(project: Project) -> tuple[str, ...]:
 
 def _claim_item(project: Project, annotator, shown: bool) -> Assignment | None:
     """Lease the first open item (in the project's serving order) this annotator never had."""
-    open_for_annotator = Task.objects.filter(
-        project=project, kind=Task.Kind.ITEM, completed=False, slots_taken__lt=F("required_judgements")
-    ).exclude(assignments__annotator=annotator)
     for pause in CLAIM_BACKOFF_SECONDS:
         time.sleep(pause)
         # No savepoint: claim_next_task's transaction holds the locks, and nothing here can fail
         # but the database itself (the row was locked with a free slot; the annotator never had it).
         with transaction.atomic(savepoint=False):
-            task = _take_open_item(project, annotator, open_for_annotator)
+            task = _take_open_item(project, annotator)
             if task is not None:
                 return _lease(project, task, annotator, shown)
         # Only say "nothing left" when no open task remains for this annotator even ignoring locks.
-        if not open_for_annotator.exists():
+        if not _open_for(project, annotator).exists():
             return None
     # Not "nothing left": waiting on the locks instead could deadlock with a submission that holds
     # its own task row and claims next, so the annotator is asked to try again.
@@ -214,8 +211,15 @@ def _claim_item(project: Project, annotator, shown: bool) -> Assignment | None:
     )
 
 
-def _take_open_item(project: Project, annotator, open_for_annotator: QuerySet[Task]) -> Task | None:
-    """Lock the first of ``open_for_annotator`` in serving order that no concurrent claim holds
+def _open_for(project: Project, annotator) -> QuerySet[Task]:
+    """The project's items with a free slot that this annotator was never assigned."""
+    return Task.objects.filter(
+        project=project, kind=Task.Kind.ITEM, completed=False, slots_taken__lt=F("required_judgements")
+    ).exclude(assignments__annotator=annotator)
+
+
+def _take_open_item(project: Project, annotator) -> Task | None:
+    """Lock the first of ``_open_for`` in serving order that no concurrent claim holds
     (SKIP LOCKED), take one of its slots, and return it with its topic and documents (the judging
     page shows them next; they are read, not locked).
 
@@ -225,7 +229,8 @@ def _take_open_item(project: Project, annotator, open_for_annotator: QuerySet[Ta
     """
     if connection.vendor != "postgresql":
         task = (
-            open_for_annotator.select_for_update(skip_locked=True, of=("self",))
+            _open_for(project, annotator)
+            .select_for_update(skip_locked=True, of=("self",))
             .select_related("topic", "document", "document_b")
             .order_by(*_serving_order(project))
             .first()
@@ -378,14 +383,7 @@ def _claim(project: Project, annotator, rng: random.Random | None, shown: bool) 
     wants_attention = project.is_rating and project.attention_rate > 0 and draw() < project.attention_rate
     if not (wants_gold or wants_attention):
         return _claim_item(project, annotator, shown)
-    items_remain = (
-        Task.objects.filter(
-            project=project, kind=Task.Kind.ITEM, completed=False, slots_taken__lt=F("required_judgements")
-        )
-        .exclude(assignments__annotator=annotator)
-        .exists()
-    )
-    if not items_remain:
+    if not _open_for(project, annotator).exists():
         return None
     gold, attention = _check_candidates(project, annotator)
     check = None

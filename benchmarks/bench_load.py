@@ -165,6 +165,9 @@ class ServerConfig:
             str(self.workers),
             "--access-logfile",
             str(access_log),
+            # Method, path, status and gunicorn's own time for the request in ms (read to written).
+            "--access-logformat",
+            "%(m)s %(U)s %(s)s %(M)s",
             "--timeout",
             "60",
         ]
@@ -1179,6 +1182,29 @@ def report_scenario(
     print(f"target p99 < 100 ms for next task and submit: {verdict} (worst p99 {worst_p99:.0f} ms)")
 
 
+SERVER_PATHS = (
+    ("POST", "/submit/", "POST submit"),
+    ("GET", "/judge/", "GET judge"),
+    ("POST", "/next/", "POST next"),
+)
+
+
+def report_server_times(access_log: Path, offset: int) -> None:
+    """gunicorn's own time per request in this scenario (from its access log, after ``offset``):
+    what the server spent, without the wait in the listen queue or the client's side."""
+    with open(access_log) as log:
+        log.seek(offset)
+        lines = [line.split() for line in log]
+    print("\nserver side (gunicorn's request time, ms): ", end="")
+    shown = []
+    for method, part, label in SERVER_PATHS:
+        times = [float(f[3]) for f in lines if len(f) == 4 and f[0] == method and f[1].endswith(part)]
+        if times:
+            p50, p99 = np.percentile(times, [50, 99])
+            shown.append(f"{label} p50 {p50:.1f} / p99 {p99:.1f} / max {max(times):.0f}")
+    print("; ".join(shown) or "no requests logged")
+
+
 def run_load(
     args: argparse.Namespace, environment: dict, workdir: Path, project_id: int, users: list[str]
 ) -> bool:
@@ -1207,11 +1233,14 @@ def run_load(
                     if args.quiet_wait:
                         busy = wait_for_quiet(args.quiet_wait, args.quiet_threshold)
                         print(f"\n(machine {busy:.0%} busy before this run)")
+                    access_log = workdir / f"access-{config.key}.log"
+                    logged_before = access_log.stat().st_size
                     rows, logs, cpu, window = run_scenario(
                         scenario, clients, project_id, groups, seed=index + 1, inline=args.inline
                     )
                     title = f"{config.describe()}; {scenario.describe()}; {len(users)} annotators"
                     report_scenario(title, rows, logs, cpu, window)
+                    report_server_times(access_log, logged_before)
                     retries = sum(client.retries for client in clients)
                     if retries:
                         print(f"connections closed by the server on reuse, request sent again: {retries}")
