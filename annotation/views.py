@@ -263,8 +263,8 @@ def claim(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     Security behavior: project annotators only; the engine refuses a blocked or unqualified one.
     """
     member = locked_membership_of(request, project_id)
-    assignment = lease_next_task(request, member)
-    return next_page(request, member, assignment if assignment else True)
+    # None when the claim found nothing or was refused: then no lease is held either.
+    return next_page(request, member, lease_next_task(request, member))
 
 
 @login_required
