@@ -274,3 +274,23 @@ def test_one_key_answering_is_offered_where_the_project_sets_it_and_one_key_can_
     free_text.task_type, free_text.config = "free_text", {"max_words": 20}
     free_text.save()
     assert "data-one-key" not in form_tag(free_text)
+
+
+def test_a_judgement_and_the_next_task_take_eleven_statements_of_the_engine_and_page(
+    client, project, annotators
+):
+    """The load benchmark's capacity rests on this count (28 statements over two requests before the
+    one round trip): a new query per judgement should be a choice, not an accident."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = logged_in(client, annotators[0])
+    client.post(reverse("claim", args=[project.pk]), **INLINE)
+    assignment = Assignment.objects.get()
+    with CaptureQueriesContext(connection) as queries:
+        client.post(reverse("submit", args=[project.pk, assignment.pk]), {"label": "1"}, **INLINE)
+    ours = [query["sql"] for query in queries.captured_queries if "annotation_" in query["sql"]]
+    # Membership (locked), lease (locked), judgement, revision, lease status, task lock, the task's
+    # count, expired leases, the claim (one statement on PostgreSQL, two elsewhere), the new lease,
+    # the annotator's count.
+    assert len(ours) == (11 if connection.vendor == "postgresql" else 12), "\n".join(ours)
