@@ -24,6 +24,7 @@ JUDGEMENT_COLUMNS = [
     "answer",
     "revision",
     "seconds_spent",
+    "seconds_on_task",
     "created_at",
     "updated_at",
 ]
@@ -52,6 +53,7 @@ def judgement_records(project: Project, *, every_version: bool = False) -> Itera
         "answer",
         "number" if every_version else "revision",
         f"{judgement}seconds_spent",
+        f"{judgement}seconds_on_task",
         f"{judgement}created_at",
         "created_at" if every_version else "updated_at",
     ]

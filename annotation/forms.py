@@ -123,6 +123,7 @@ class ProjectForm(forms.ModelForm):
                 "likert_anchors",
                 "max_words",
                 "rationale_required",
+                "one_key_answers",
             ),
         ),
         (

@@ -104,6 +104,12 @@ class Project(models.Model):
     exclude_blocked_from_ground_truth = models.BooleanField(
         default=True, help_text="Leave blocked annotators' judgements out of the ground truth."
     )
+    one_key_answers = models.BooleanField(
+        default=False,
+        help_text="Pressing an answer's key sends it at once, without Enter (for answers given with "
+        "one key: labels, and Likert once every dimension has its digit; not for free text or a "
+        "required rationale).",
+    )
 
     class GroundTruthMethod(models.TextChoices):
         MAJORITY = "majority", "Majority vote (ties: smallest label)"
@@ -205,6 +211,7 @@ class Project(models.Model):
         "adjudication_rule",
         "adjudication_threshold",
         "adjudicated_by",
+        "one_key_answers",
         "active",
     )
 
@@ -511,6 +518,9 @@ class Assignment(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
+    # When the judging page first showed the task (the server stamps it as it renders the page):
+    # time on task runs from here, not from the lease, which may be handed out long before.
+    shown_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -551,6 +561,11 @@ class Judgement(models.Model):
     answer = models.JSONField(default=dict)
     seconds_spent = models.FloatField(
         null=True, blank=True, help_text="From the lease being handed out to the first submission."
+    )
+    seconds_on_task = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="From the task first being shown to the first submission (none if never shown).",
     )
     revision = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -134,6 +134,8 @@ class TaskType:
     compares_two: ClassVar[bool] = False
     # Answers are texts: nothing to aggregate, and no single right answer for gold items.
     is_free_text: ClassVar[bool] = False
+    # Every answer is given with keys (a label's, a digit per dimension), so one-key answering applies.
+    answered_by_keys: ClassVar[bool] = True
     # Labels are ordered: weighted kappa and ordinal alpha apply on the whole scale.
     ordered: ClassVar[bool] = False
     # The project form's field that holds this type's configuration (where its errors go), and the
@@ -477,6 +479,7 @@ class FreeText(TaskType):
     legend = "Write your text"
     template = "annotation/answers/text.html"
     is_free_text = True
+    answered_by_keys = False
     config_field = "max_words"
 
     def check_config(self, config: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -29,15 +30,17 @@ from .assignment import (
     items_left_for,
     last_judgement,
     live_assignment,
+    mark_shown,
     membership,
     needs_qualification,
+    seconds_since,
     skip_task,
     submit_judgement,
     work_refusal,
 )
 from .counts import item_counts
 from .highlight import query_terms
-from .models import Judgement, Membership, Project, Task
+from .models import Assignment, Judgement, Membership, Project, Task
 from .permissions import AuthenticatedHttpRequest, is_researcher
 from .qualification import QualificationError, attempts_left, grade_qualification, qualification_tasks
 from .reading import text_part
@@ -158,16 +161,40 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     )
 
 
-@login_required
-@require_GET
-def judge(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
-    """Show the annotator's current task, or a button to get the next one.
+# judge.js sends this header with the forms of the judging page: it wants the next task's page in
+# the answer to its POST (one round trip per judgement). A browser without the script, or a client
+# that does not send it, gets the redirect to the judging page instead.
+INLINE_HEADER = "X-Judging"
+INLINE_VALUE = "inline"
+# Marks a response that is the judging page, so the script knows it may swap it in.
+PAGE_HEADER = "X-Judging-Page"
 
-    Security behavior: project annotators only; shows only the annotator's own lease.
+
+def wants_page_inline(request: AuthenticatedHttpRequest) -> bool:
+    return request.headers.get(INLINE_HEADER) == INLINE_VALUE
+
+
+def judging_page(
+    request: AuthenticatedHttpRequest,
+    project: Project,
+    *,
+    member: Membership | None = None,
+    assignment: Assignment | bool | None = True,
+    previous: Judgement | bool | None = True,
+) -> HttpResponse:
+    """The judging page: the annotator's live lease (stamped as shown now), or why there is none.
+
+    ``member``, ``assignment`` and ``previous`` may be passed when the caller has them already (a
+    submission that just leased the next task, the judgement it just stored); ``True`` (or no
+    ``member``) looks them up.
     """
-    project = annotator_project(request, project_id)
-    member = membership(project, request.user)
-    assignment = live_assignment(project, request.user)
+    member = member or membership(project, request.user)
+    if assignment is True:
+        assignment = live_assignment(project, request.user)
+    if isinstance(assignment, Assignment):
+        mark_shown(assignment)
+    else:
+        assignment = None
     refusal = None if assignment else work_refusal(project, request.user, member)
     needs_test = (
         refusal is not None
@@ -176,7 +203,8 @@ def judge(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
         and member.qualified_at is None
         and needs_qualification(project)
     )
-    previous = last_judgement(project, request.user)
+    if previous is True:
+        previous = last_judgement(project, request.user)
     context = {
         "project": project,
         "assignment": assignment,
@@ -184,70 +212,147 @@ def judge(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
         # Without a task in hand: is there one to get, so that the button is worth offering?
         "left": items_left_for(project, request.user) if not (assignment or refusal) else None,
         "needs_qualification": needs_test,
-        "previous": previous if project.active else None,
+        "previous": previous if project.active and previous else None,
+        "one_key": project.one_key_answers and project.type.answered_by_keys,
         "instructions": render_markdown(project.instructions),
         "examples": render_markdown(project.examples),
         **project_progress(project, request.user),
     }
     if assignment:
         context.update(task_view(project, assignment.task, query=request.GET))
-    return render(request, "annotation/judge.html", context)
+        seconds = int(seconds_since(assignment.shown_at, timezone.now()) or 0)
+        context.update(seconds_on_task=seconds, time_on_task=f"{seconds // 60}:{seconds % 60:02d}")
+    response = render(request, "annotation/judge.html", context)
+    response[PAGE_HEADER] = "1"
+    return response
 
 
-def lease_next_task(request: AuthenticatedHttpRequest, project: Project) -> None:
+@login_required
+@require_GET
+def judge(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
+    """Show the annotator's current task, or a button to get the next one.
+
+    The one write a GET makes: the first time the page shows a task, it stamps when (time on task
+    runs from there); nothing else changes, and a reload leaves the stamp as it was.
+    Security behavior: project annotators only; shows only the annotator's own lease.
+    """
+    project = annotator_project(request, project_id)
+    return judging_page(request, project)
+
+
+def locked_membership_of(request: AuthenticatedHttpRequest, project_id: int) -> Membership:
+    """The user's membership of the project, with the project, its row locked for the request's
+    transaction; 404 when the user is not one of its annotators (no hint the project exists).
+
+    The pages that lease and answer tasks take it first: one annotator's claims then run one at a
+    time (as ``claim_next_task`` needs), nobody else waits on the row, and the lock order
+    membership → lease → task is the one blocking an annotator follows too.
+    """
+    member = (
+        Membership.objects.select_for_update(of=("self",))
+        .select_related("project")
+        .filter(project_id=project_id, annotator=request.user)
+        .order_by("pk")
+        .first()
+    )
+    if member is None:
+        raise Http404("No such project")
+    return member
+
+
+def lease_next_task(
+    request: AuthenticatedHttpRequest, member: Membership, *, lease_just_ended: bool = False
+) -> Assignment | None:
+    """Lease the next task (stamped as shown when this response will render it); the outcome for
+    the annotator goes to ``messages``. ``member`` is locked (``locked_membership_of``)."""
     try:
-        # When nothing is left the judging page says so itself, in place of the button.
-        claim_next_task(project, request.user)
+        assignment = claim_next_task(
+            member.project,
+            request.user,
+            shown=wants_page_inline(request),
+            member=member,
+            lease_just_ended=lease_just_ended,
+        )
     except ItemsBusy as busy:
         messages.info(request, str(busy))
     except AssignmentError as error:
         messages.error(request, str(error))
+    else:
+        return assignment  # None: nothing left, which the judging page says itself, without a button
+    return None
+
+
+def next_page(
+    request: AuthenticatedHttpRequest,
+    member: Membership,
+    assignment: Assignment | bool | None = True,
+    previous: Judgement | bool | None = True,
+) -> HttpResponse:
+    """After a POST: the judging page itself when the script asked for it, else a redirect to it."""
+    if wants_page_inline(request):
+        # A lease the claim found already held comes without its task and texts; the page loads them.
+        if isinstance(assignment, Assignment) and not Assignment.task.is_cached(assignment):
+            assignment = True
+        return judging_page(request, member.project, member=member, assignment=assignment, previous=previous)
+    return redirect("judge", project_id=member.project_id)
 
 
 @login_required
 @require_POST
 def claim(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
-    """Lease the next task to the annotator (POST only: a lease is a state change)."""
-    project = annotator_project(request, project_id)
-    lease_next_task(request, project)
-    return redirect("judge", project_id=project.pk)
+    """Lease the next task to the annotator (POST only: a lease is a state change).
+
+    Security behavior: project annotators only; the engine refuses a blocked or unqualified one.
+    """
+    member = locked_membership_of(request, project_id)
+    # None when the claim found nothing or was refused: then no lease is held either.
+    return next_page(request, member, lease_next_task(request, member))
 
 
 @login_required
 @require_POST
 def submit(request: AuthenticatedHttpRequest, project_id: int, assignment_id: int) -> HttpResponse:
-    """Store the judgement (committed before the response), then lease the next task.
+    """Store the judgement (committed before the response), lease the next task and answer with
+    it: the judging page itself for judge.js, a redirect to it for a browser without the script.
 
-    Security behavior: accepted only against the annotator's own live lease, checked at submit time.
+    Security behavior: project annotators only; accepted only against the annotator's own live
+    lease in this project, checked at submit time under a lock on it; a second submission of the
+    same lease is refused (one judgement per annotator and task is also a database constraint);
+    CSRF-checked as every POST. Gold items answer exactly as other items do, but for the feedback
+    a project enables.
     """
-    project = annotator_project(request, project_id)
+    member = locked_membership_of(request, project_id)
+    project = member.project
     try:
         answer = project.type.parse_form(project.config, request.POST)
-        submission = submit_judgement(assignment_id, request.user, answer)
+        submission = submit_judgement(assignment_id, request.user, answer, member=member)
     except (AnswerError, AssignmentError) as error:
         messages.error(request, str(error))
-        return redirect("judge", project_id=project.pk)
+        return next_page(request, member)
     if submission.gold_feedback:
         messages.info(request, submission.gold_feedback)
     else:
         messages.success(request, "Saved.")
-    lease_next_task(request, project)
-    return redirect("judge", project_id=project.pk)
+    assignment = lease_next_task(request, member, lease_just_ended=True)
+    return next_page(request, member, assignment, submission.judgement)
 
 
 @login_required
 @require_POST
 def skip(request: AuthenticatedHttpRequest, project_id: int, assignment_id: int) -> HttpResponse:
-    """Give the task back (it goes to someone else, never again to this annotator) and lease the next."""
-    project = annotator_project(request, project_id)
+    """Give the task back (it goes to someone else, never again to this annotator) and lease the next.
+
+    Security behavior: project annotators only, and only their own live lease in this project.
+    """
+    member = locked_membership_of(request, project_id)
     try:
-        skip_task(assignment_id, request.user)
+        skip_task(assignment_id, request.user, member=member)
     except AssignmentError as error:
         messages.error(request, str(error))
-        return redirect("judge", project_id=project.pk)
+        return next_page(request, member)
     messages.info(request, "Skipped.")
-    lease_next_task(request, project)
-    return redirect("judge", project_id=project.pk)
+    assignment = lease_next_task(request, member, lease_just_ended=True)
+    return next_page(request, member, assignment)
 
 
 def _safe_next(request: AuthenticatedHttpRequest, default: str) -> str:

@@ -8,13 +8,15 @@ Today's pages (annotation/views.py):
 
 - ``GET /projects/<id>/judge/`` shows the annotator's leased task with a form posting to
   ``/projects/<id>/assignments/<aid>/submit/``, or a button posting to ``/projects/<id>/next/``;
-- ``POST next`` leases a task and redirects to the judging page;
-- ``POST submit`` stores the judgement, leases the next task in the same transaction and
-  redirects to the judging page, where the outcome shows as a message (``success``, ``error``,
-  ``info`` for "nothing left").
+- ``POST submit`` stores the judgement and leases the next task; sent as the judging page's script
+  sends it (header ``X-Judging: inline``), it answers with the judging page of that next task
+  (200), whose messages say the outcome (``success``, ``error``, ``info`` for "nothing left");
+  without the header (a browser without the script) it redirects to the judging page;
+- ``POST next`` leases a task and answers the same two ways.
 
-So a browser sends two requests per judgement (POST submit, GET judge) and POST next only when it
-holds no lease (the first task, or after the pool ran dry for it).
+So a browser with the script sends one request per judgement (POST submit), and GET judge and
+POST next only to start, or when it holds no lease; without the script, two (POST submit, GET
+judge). ``inline=False`` below goes the second way.
 
 Every request is timed (``AnnotatorClient.exchanges``) with its body read, redirects not followed.
 """
@@ -90,7 +92,14 @@ class AnnotatorClient:
             raise ClientError(f"{method} {path} answered {response.status_code}, expected {sorted(expect)}")
         return response
 
-    def post(self, label: str, path: str, data: dict[str, str], expect: set[int]) -> requests.Response:
+    def post(
+        self,
+        label: str,
+        path: str,
+        data: dict[str, str],
+        expect: set[int],
+        headers: dict[str, str] | None = None,
+    ) -> requests.Response:
         # Django accepts the cookie's secret as the form token; the Referer matters only over HTTPS.
         token = self.session.cookies.get("csrftoken", "")
         return self.request(
@@ -99,7 +108,7 @@ class AnnotatorClient:
             path,
             expect,
             data={**data, "csrfmiddlewaretoken": token},
-            headers={"Referer": self.base_url + path},
+            headers={"Referer": self.base_url + path, **(headers or {})},
         )
 
 
@@ -119,26 +128,33 @@ def read_judge_page(text: str) -> JudgePage:
     return JudgePage(int(match.group(2)) if match else None, messages)
 
 
-def next_task(client: AnnotatorClient, project_id: int) -> JudgePage:
-    """Open the judging page; when it shows no task, ask for one (POST next, then the page again).
+INLINE_HEADERS = {"X-Judging": "inline"}
 
-    As a browser goes: after a submission the redirect lands on the judging page, which already
-    shows the next task (the submit view leased it), so POST next is only sent when none is held.
-    """
+
+def next_task(client: AnnotatorClient, project_id: int, *, inline: bool = True) -> JudgePage:
+    """Open the judging page; when it shows no task, ask for one (POST next, answered with the page
+    itself, or with a redirect to it that is followed)."""
     path = f"/projects/{project_id}/judge/"
     page = read_judge_page(client.request("GET judge", "GET", path, {200}).text)
     if page.assignment_id is not None:
         return page
-    client.post("POST next", f"/projects/{project_id}/next/", {}, {302})
-    again = read_judge_page(client.request("GET judge", "GET", path, {200}).text)
+    if inline:
+        response = client.post("POST next", f"/projects/{project_id}/next/", {}, {200}, INLINE_HEADERS)
+        again = read_judge_page(response.text)
+    else:
+        client.post("POST next", f"/projects/{project_id}/next/", {}, {302})
+        again = read_judge_page(client.request("GET judge", "GET", path, {200}).text)
     return JudgePage(again.assignment_id, page.messages + again.messages)
 
 
-def submit(client: AnnotatorClient, project_id: int, assignment_id: int, label: int) -> None:
-    """Post a judgement; the redirect is left to ``next_task``, whose page shows the outcome message."""
-    client.post(
-        "POST submit",
-        f"/projects/{project_id}/assignments/{assignment_id}/submit/",
-        {"label": str(label)},
-        {302},
-    )
+def submit(
+    client: AnnotatorClient, project_id: int, assignment_id: int, label: int, *, inline: bool = True
+) -> JudgePage | None:
+    """Post a judgement. ``inline``: the answer is the next task's page, returned (its messages say
+    the outcome); otherwise the redirect is left to ``next_task``, whose page shows the outcome."""
+    path = f"/projects/{project_id}/assignments/{assignment_id}/submit/"
+    if inline:
+        response = client.post("POST submit", path, {"label": str(label)}, {200}, INLINE_HEADERS)
+        return read_judge_page(response.text)
+    client.post("POST submit", path, {"label": str(label)}, {302})
+    return None

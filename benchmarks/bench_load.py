@@ -16,7 +16,9 @@ What it does, in order:
 3. Runs each scenario (``--scenarios``) from a fresh state (no judgements, or ``--start-judged``
    of the pool judged), after waiting for an idle machine (``--quiet-wait``): every annotator is a
    thread in this process looping ``next_task`` → think → ``submit`` (``annotator_client.py``, which
-   goes as a browser does: the judging page, POST next only when no task is held, POST submit),
+   goes as a browser does: the judging page and POST next only when no task is held, then POST
+   submit answered with the next task's page, as the judging page's script asks; with
+   ``--round-trip redirect``, as a browser without the script: POST submit, then GET judge),
    ``realistic`` thinking U(2, 5) s per judgement, ``tough`` U(0.25, 0.75) s, ``closed`` not at all
    (saturation: 50 requests always in flight, so latency is queueing, see Little's law below).
    Reported per operation and per HTTP request: count, rate, p50/p90/p99/max, errors, and the CPU
@@ -51,6 +53,7 @@ import pstats
 import random
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -67,9 +70,11 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from annotator_client import (
+    INLINE_HEADERS,
     AnnotatorClient,
     ClientError,
     Exchange,
+    JudgePage,
     login,
     next_task,
     read_judge_page,
@@ -160,6 +165,9 @@ class ServerConfig:
             str(self.workers),
             "--access-logfile",
             str(access_log),
+            # Method, path, status and gunicorn's own time for the request in ms (read to written).
+            "--access-logformat",
+            "%(m)s %(U)s %(s)s %(M)s",
             "--timeout",
             "60",
         ]
@@ -630,54 +638,99 @@ def annotator_loop(
     deadline: float,
     rng: random.Random,
     log: AnnotatorLog,
+    inline: bool = True,
 ) -> None:
-    """next task → think → submit until the deadline; the page after a submit tells its outcome."""
+    """next task → think → submit until the deadline.
+
+    ``inline`` (as the judging page's script goes): the submission's answer is the next task's page
+    and tells the submission's outcome, so the judging page is opened only to start or when no task
+    came with the answer. Otherwise (no script) every submission is followed by the judging page,
+    which tells its outcome.
+    """
 
     def think() -> None:
         if scenario.think is not None:
             time.sleep(rng.uniform(*scenario.think))
 
     time.sleep(max(0.0, start_at - time.perf_counter()))
+    # Without the script, a submission's outcome is on the judging page opened after it.
     last_submit: Operation | None = None
+    page: JudgePage | None = None
     failures = 0
     while True:
-        started = time.perf_counter()
-        try:
-            page = next_task(client, project_id)
-        except ClientError as error:
-            log.operations.append(Operation("next task", started, time.perf_counter() - started, "error"))
-            log.problems.append(f"next task: {error}")
-            failures += 1
-            if failures > 20 or time.perf_counter() >= deadline:
-                return
-            time.sleep(0.1)
-            continue
-        log.operations.append(Operation("next task", started, time.perf_counter() - started, "ok"))
-        if last_submit is not None:
-            if page.errors():
-                last_submit.outcome = "rejected"
-                log.problems.append(f"submit rejected: {'; '.join(page.errors())}")
-            else:
-                log.accepted_submits += 1
-            last_submit = None
+        if page is None:
+            page = open_judging_page(client, project_id, inline, log)
+            if page is None:
+                failures += 1
+                if failures > 20 or time.perf_counter() >= deadline:
+                    return
+                time.sleep(0.1)
+                continue
+            if last_submit is not None:
+                record_outcome(last_submit, page, log)
+                last_submit = None
         if page.assignment_id is None:
             log.finished_pool = True
             return
         if time.perf_counter() >= deadline:
             return
         think()
-        started = time.perf_counter()
-        try:
-            submit(client, project_id, page.assignment_id, rng.randint(0, 1))
-        except ClientError as error:
-            log.operations.append(Operation("submit", started, time.perf_counter() - started, "error"))
-            log.problems.append(f"submit: {error}")
-            if client.exchanges and client.exchanges[-1].status is None:
-                log.unknown_submits += 1
+        page, last_submit = send_judgement(client, project_id, page.assignment_id, rng, inline, log)
+        if page is None and last_submit is None:
             failures += 1
-            continue
-        last_submit = Operation("submit", started, time.perf_counter() - started, "ok")
-        log.operations.append(last_submit)
+
+
+def send_judgement(
+    client: AnnotatorClient,
+    project_id: int,
+    assignment_id: int,
+    rng: random.Random,
+    inline: bool,
+    log: AnnotatorLog,
+) -> tuple[JudgePage | None, Operation | None]:
+    """Submit a judgement, timed. Returns the next task's page when the answer is that page (its
+    outcome recorded), or the operation whose outcome the next judging page will tell."""
+    started = time.perf_counter()
+    try:
+        answer = submit(client, project_id, assignment_id, rng.randint(0, 1), inline=inline)
+    except ClientError as error:
+        log.operations.append(Operation("submit", started, time.perf_counter() - started, "error"))
+        log.problems.append(f"submit: {error}")
+        if client.exchanges and client.exchanges[-1].status is None:
+            log.unknown_submits += 1
+        return None, None
+    operation = Operation("submit", started, time.perf_counter() - started, "ok")
+    log.operations.append(operation)
+    if answer is None:
+        return None, operation
+    record_outcome(operation, answer, log)
+    # No task in the answer: the pool ran dry for this annotator, or every item left was busy for
+    # a moment; the judging page (and POST next) says which.
+    return (answer if answer.assignment_id is not None else None), None
+
+
+def open_judging_page(
+    client: AnnotatorClient, project_id: int, inline: bool, log: AnnotatorLog
+) -> JudgePage | None:
+    """The judging page with a task if one is left (``next_task``), timed; None if it failed."""
+    started = time.perf_counter()
+    try:
+        page = next_task(client, project_id, inline=inline)
+    except ClientError as error:
+        log.operations.append(Operation("next task", started, time.perf_counter() - started, "error"))
+        log.problems.append(f"next task: {error}")
+        return None
+    log.operations.append(Operation("next task", started, time.perf_counter() - started, "ok"))
+    return page
+
+
+def record_outcome(operation: Operation, page: JudgePage, log: AnnotatorLog) -> None:
+    """The page after a submission says whether it was accepted."""
+    if page.errors():
+        operation.outcome = "rejected"
+        log.problems.append(f"submit rejected: {'; '.join(page.errors())}")
+    else:
+        log.accepted_submits += 1
 
 
 def login_all(clients: list[AnnotatorClient], usernames: list[str]) -> None:
@@ -751,6 +804,7 @@ def run_scenario(
     project_id: int,
     meter_groups,
     seed: int,
+    inline: bool = True,
 ) -> tuple[list[Figures], list[AnnotatorLog], dict[str, float], float]:
     for client in clients:
         client.exchanges.clear()
@@ -771,6 +825,7 @@ def run_scenario(
                 deadline,
                 random.Random(seed * 1000 + i),
                 log,
+                inline,
             ),
         )
         for i, (client, log) in enumerate(zip(clients, logs, strict=True))
@@ -791,13 +846,17 @@ def run_scenario(
     for kind, label in (("next task", "next task (judging page)"), ("submit", "submit (POST)")):
         ops = [op for op in operations if op.kind == kind]
         rows.append(figures(label, [op.seconds for op in ops], sum(op.outcome != "ok" for op in ops), window))
-    # What the annotator waits for after pressing Enter: the submission and the page it leads to.
-    waits = [
-        first.seconds + then.seconds
-        for log in logs
-        for first, then in zip(log.operations, log.operations[1:], strict=False)
-        if first.kind == "submit" and then.kind == "next task" and t0 <= first.started < deadline
-    ]
+    # What the annotator waits for after pressing Enter: the submission and the page it leads to
+    # (one request when the answer is that page).
+    if inline:
+        waits = [op.seconds for op in operations if op.kind == "submit"]
+    else:
+        waits = [
+            first.seconds + then.seconds
+            for log in logs
+            for first, then in zip(log.operations, log.operations[1:], strict=False)
+            if first.kind == "submit" and then.kind == "next task" and t0 <= first.started < deadline
+        ]
     rows.append(figures("submit + next page (the annotator's wait)", waits, 0, window))
     for label in ("GET judge", "POST next", "POST submit"):
         chosen = [e for e in exchanges if e.label == label]
@@ -848,24 +907,37 @@ class RequestSample:
     database_cpu: float  # the PostgreSQL backend's CPU (/proc, 10 ms ticks: meaningful as a mean)
 
 
-def drive_requests(project_id: int, username: str, rounds: int, on_request) -> None:
-    """POST next → GET judge → POST submit, ``rounds`` times, through Django's whole stack in-process."""
+def drive_requests(project_id: int, username: str, rounds: int, on_request, inline: bool = True) -> None:
+    """``rounds`` judgements through Django's whole stack in-process. ``inline``: POST next, then
+    POST submit answered with the next task's page, ``rounds`` times; otherwise POST next → GET
+    judge → POST submit (answered with a redirect), ``rounds`` times."""
     from django.contrib.auth.models import User
     from django.test import Client
 
     client = Client(SERVER_NAME="127.0.0.1")
     client.force_login(User.objects.get(username=username))
     base = f"/projects/{project_id}"
+    headers = {"headers": INLINE_HEADERS} if inline else {}
+    if inline:
+        answer = on_request("POST next", lambda: client.post(f"{base}/next/", **headers))
+        page = read_judge_page(answer.content.decode())
     for _ in range(rounds):
-        on_request("POST next", lambda: client.post(f"{base}/next/"))
-        page = read_judge_page(on_request("GET judge", lambda: client.get(f"{base}/judge/")).content.decode())
+        if not inline:
+            on_request("POST next", lambda: client.post(f"{base}/next/"))
+            page = read_judge_page(
+                on_request("GET judge", lambda: client.get(f"{base}/judge/")).content.decode()
+            )
         if page.assignment_id is None:
             return
         path = f"{base}/assignments/{page.assignment_id}/submit/"
-        on_request("POST submit", lambda path=path: client.post(path, {"label": "1"}))
+        answer = on_request("POST submit", lambda path=path: client.post(path, {"label": "1"}, **headers))
+        if inline:
+            page = read_judge_page(answer.content.decode())
 
 
-def profile_requests(project_id: int, username: str, rounds: int) -> dict[str, list[RequestSample]]:
+def profile_requests(
+    project_id: int, username: str, rounds: int, inline: bool = True
+) -> dict[str, list[RequestSample]]:
     """Time each request and each of its statements (and its COMMIT, where the WAL is flushed)."""
     from django.db import connection
 
@@ -897,10 +969,10 @@ def profile_requests(project_id: int, username: str, rounds: int) -> dict[str, l
         return response
 
     # Warm up first: templates, URL resolvers, the first queries.
-    drive_requests(project_id, username, min(rounds, 3), lambda label, call: call())
+    drive_requests(project_id, username, min(rounds, 3), lambda label, call: call(), inline)
     connection.commit = timed_commit  # ATOMIC_REQUESTS commits through connection.commit()
     try:
-        drive_requests(project_id, username, rounds, on_request)
+        drive_requests(project_id, username, rounds, on_request, inline)
     finally:
         del connection.commit
     return samples
@@ -929,9 +1001,11 @@ def short(sql: str, length: int = 130) -> str:
     return text if len(text) <= length else text[: length - 1] + "…"
 
 
-def print_profile(title: str, project_id: int, username: str, rounds: int, top: int = 0) -> None:
+def print_profile(
+    title: str, project_id: int, username: str, rounds: int, top: int = 0, inline: bool = True
+) -> None:
     """Profile the three requests in-process; ``top``: also list that many functions by own time."""
-    samples = profile_requests(project_id, username, rounds)
+    samples = profile_requests(project_id, username, rounds, inline)
     print(f"\n### Profile: {title} (in-process, {rounds} rounds; wall times are medians)\n")
     print(
         "| request | SQL statements | request ms | in SQL ms | COMMIT ms | Django CPU ms (mean) "
@@ -966,18 +1040,21 @@ def print_profile(title: str, project_id: int, username: str, rounds: int, top: 
     for runs in slowest[:3]:
         print(f"  {np.mean([r.seconds for r in runs]) * 1000:6.2f}  x{len(runs)}  {short(runs[0].sql)}")
     claim = next((runs for runs in by_sql.values() if "SKIP LOCKED" in runs[0].sql), None)
-    for name, runs in (("the slowest SELECT", explainable[0]), ("the claim (FOR UPDATE SKIP LOCKED)", claim)):
-        if runs is None:
-            continue
+    slowest_select = explainable[0] if explainable else None
+    explained = []
+    if slowest_select is not None and slowest_select is not claim:
+        explained.append(("the slowest SELECT", slowest_select))
+    if claim is not None:
+        also = ", also the slowest SELECT" if claim is slowest_select else ""
+        explained.append((f"the claim (FOR UPDATE SKIP LOCKED){also}", claim))
+    for name, runs in explained:
         print(f"\nEXPLAIN ANALYZE of {name}:\n  {short(runs[-1].sql, 400)}")
         for line in explain(runs[-1]).splitlines():
             print("    " + line)
-        if runs is claim:
-            break
 
     profiler = cProfile.Profile()
     profiler.enable()
-    drive_requests(project_id, username, rounds, lambda label, call: call())
+    drive_requests(project_id, username, rounds, lambda label, call: call(), inline)
     profiler.disable()
     stats = pstats.Stats(profiler)
     handler = cumulative(stats, "django/core/handlers/base.py", "get_response")
@@ -1019,10 +1096,19 @@ def parse_arguments() -> argparse.Namespace:
     add("--profile-rounds", type=int, help="0: no profile")
     add("--profile-top", type=int, default=0, help="list this many functions by own time after the profile")
     add("--profile-only", action="store_true", help="no gunicorn, no load: only the profile")
+    add(
+        "--round-trip",
+        choices=["inline", "redirect"],
+        default="inline",
+        help="inline: each submission is answered with the next task's page, as the judging page's "
+        "script asks (one request per judgement); redirect: as a browser without the script goes "
+        "(POST submit, then GET judge)",
+    )
     add("--keep-database", action="store_true")
     add("--quiet-wait", type=float, help="wait up to this many s for an idle machine before each run")
     add("--quiet-threshold", type=float, default=0.2, help="idle: this share of all cores busy or less")
     args = parser.parse_args()
+    args.inline = args.round_trip == "inline"
     args.items = args.items or (200 if args.quick else 2000)
     args.annotators = args.annotators or (6 if args.quick else 50)
     default_configs = "sync3" if args.quick else "sync3,gthread2x4"
@@ -1096,6 +1182,29 @@ def report_scenario(
     print(f"target p99 < 100 ms for next task and submit: {verdict} (worst p99 {worst_p99:.0f} ms)")
 
 
+SERVER_PATHS = (
+    ("POST", "/submit/", "POST submit"),
+    ("GET", "/judge/", "GET judge"),
+    ("POST", "/next/", "POST next"),
+)
+
+
+def report_server_times(access_log: Path, offset: int) -> None:
+    """gunicorn's own time per request in this scenario (from its access log, after ``offset``):
+    what the server spent, without the wait in the listen queue or the client's side."""
+    with open(access_log) as log:
+        log.seek(offset)
+        lines = [line.split() for line in log]
+    print("\nserver side (gunicorn's request time, ms): ", end="")
+    shown = []
+    for method, part, label in SERVER_PATHS:
+        times = [float(f[3]) for f in lines if len(f) == 4 and f[0] == method and f[1].endswith(part)]
+        if times:
+            p50, p99 = np.percentile(times, [50, 99])
+            shown.append(f"{label} p50 {p50:.1f} / p99 {p99:.1f} / max {max(times):.0f}")
+    print("; ".join(shown) or "no requests logged")
+
+
 def run_load(
     args: argparse.Namespace, environment: dict, workdir: Path, project_id: int, users: list[str]
 ) -> bool:
@@ -1124,11 +1233,14 @@ def run_load(
                     if args.quiet_wait:
                         busy = wait_for_quiet(args.quiet_wait, args.quiet_threshold)
                         print(f"\n(machine {busy:.0%} busy before this run)")
+                    access_log = workdir / f"access-{config.key}.log"
+                    logged_before = access_log.stat().st_size
                     rows, logs, cpu, window = run_scenario(
-                        scenario, clients, project_id, groups, seed=index + 1
+                        scenario, clients, project_id, groups, seed=index + 1, inline=args.inline
                     )
                     title = f"{config.describe()}; {scenario.describe()}; {len(users)} annotators"
                     report_scenario(title, rows, logs, cpu, window)
+                    report_server_times(access_log, logged_before)
                     retries = sum(client.retries for client in clients)
                     if retries:
                         print(f"connections closed by the server on reuse, request sent again: {retries}")
@@ -1151,6 +1263,9 @@ def run_load(
 
 
 def main() -> None:
+    # Stopped with SIGTERM (a background run ignores SIGINT), still stop gunicorn and the worker
+    # and drop the database: the finally blocks below run on SystemExit.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     args = parse_arguments()
     workdir = Path(tempfile.mkdtemp(prefix="bench-load-"))
     environment = server_environment(args, workdir)
@@ -1160,7 +1275,7 @@ def main() -> None:
     )
     print(
         f"{args.items:,} items, k = {args.k}, {args.annotators} annotators; "
-        f"ground truth: {args.ground_truth}; {time.strftime('%Y-%m-%d')}"
+        f"ground truth: {args.ground_truth}; round trip: {args.round_trip}; {time.strftime('%Y-%m-%d %H:%M')}"
     )
     started = time.perf_counter()
     if args.ground_truth != "eager":
@@ -1181,12 +1296,12 @@ def main() -> None:
             reset_project(project_id, worker_running=False)  # run_load stopped it
             advance_campaign(project_id, 1 / 3)
             title = f"{args.items:,} items, a third judged"
-            print_profile(title, project_id, users[0], args.profile_rounds, args.profile_top)
+            print_profile(title, project_id, users[0], args.profile_rounds, args.profile_top, args.inline)
             if args.large_items:
                 large = seed_project("Large", args.large_items, args.k, users, seed=1)
                 advance_campaign(large, 1 / 3)
                 title = f"{args.large_items:,} items, a third judged"
-                print_profile(title, large, users[0], args.profile_rounds, args.profile_top)
+                print_profile(title, large, users[0], args.profile_rounds, args.profile_top, args.inline)
         print(f"\ntotal {time.perf_counter() - started:.0f} s")
         if not correct:
             raise SystemExit("correctness check failed")

@@ -297,18 +297,20 @@ def judgement_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
             "label",
             "answer",
             "seconds_spent",
+            "seconds_on_task",
             "revision",
             "created_at",
             "updated_at",
         )
     )
-    for pk, task, username, label, answer, seconds, revision, created, updated in rows.iterator():
+    for pk, task, username, label, answer, seconds, on_task, revision, created, updated in rows.iterator():
         yield {
             "task": refs[task],
             "annotator": username,
             "label": label,
             "answer": answer,
             "seconds_spent": seconds,
+            "seconds_on_task": on_task,
             "revision": revision,
             "created_at": when(created),
             "updated_at": when(updated),
@@ -642,6 +644,7 @@ def restore_judgements(
                 label=row["label"],
                 answer=row["answer"],
                 seconds_spent=row["seconds_spent"],
+                seconds_on_task=row.get("seconds_on_task"),  # bundles written before it have none
                 revision=row["revision"],
             )
             for row, a in zip(rows, assignments, strict=True)

@@ -395,6 +395,8 @@ def store(project: Project, pending: list, users: dict, create_annotators: bool)
                 label=answer.get("label"),
                 answer=answer,
                 seconds_spent=seconds,
+                # Judged elsewhere: the time given is the time the annotator took.
+                seconds_on_task=seconds,
             )
             for (t, u, answer, seconds), a in zip(pending, assignments, strict=True)
         ]

@@ -24,7 +24,7 @@ from annotation import inputs
 from annotation.coverage import project_coverage
 from annotation.models import Membership, Project, Task
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
-from annotation.progress import project_progress_figures
+from annotation.progress import dashboard_charts, project_progress_figures
 from annotation.quality_control import attention_results
 
 from .collection import ImportFailed, describe_import, import_from_body
@@ -43,6 +43,7 @@ from .ground_truth.report import (
 from .import_examples import example_json, other_examples
 from .item_browser import adjudication_counts
 from .models import GroundTruthJob, GroundTruthSnapshot
+from .scoring.plots import NothingToPlot, kappa_data
 
 # Rows of each diff list shown on the page; the API lists them all.
 DIFF_ROWS_ON_PAGE = 500
@@ -71,12 +72,18 @@ def project_detail(request: AuthenticatedHttpRequest, project_id: int) -> HttpRe
         GroundTruthSnapshot.objects.filter(project=project).defer("annotator_report").order_by("-version")[:1]
     )
     kinds = dict(project.tasks.values_list("kind").annotate(n=Count("id")).values_list("kind", "n"))
+    try:
+        kappa_plotted = bool(kappa_data(project))
+    except NothingToPlot:
+        kappa_plotted = False
     return render(
         request,
         "evaluation/project_detail.html",
         {
             "project": project,
             "progress": project_progress_figures(project),
+            "charts": dashboard_charts(project),
+            "kappa_plotted": kappa_plotted,
             "annotators": annotator_rows(project),
             "snapshots": snapshots,
             "kinds": kinds,

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 # The spread of a simulated annotator's time per judgement: log-normal around its median, so most
 # judgements take between 0.5 and 2 times the median (σ = 0.35 puts 95 % inside that range).
 SECONDS_LOG_SPREAD = 0.35
+# Between one simulated judgement and the next task's page being read: the page loading and a glance.
+PAUSE_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -96,3 +98,18 @@ def simulate_judgements(
                 )
             )
     return judgements
+
+
+def submission_times(judgements: Sequence[SimulatedJudgement], end: float) -> list[float]:
+    """When each judgement was submitted, on the clock of ``end``, had each annotator worked
+    through theirs in the order given, back to back (each judgement's seconds, then
+    ``PAUSE_SECONDS``), all finishing at ``end``: the demo's crowd then worked over the past hours,
+    each at its own pace, rather than submitting 1,635 judgements in the same instant."""
+    times = [0.0] * len(judgements)
+    clock: dict[str, float] = {}
+    for index in reversed(range(len(judgements))):
+        judgement = judgements[index]
+        submitted = clock.get(judgement.annotator, end)
+        times[index] = submitted
+        clock[judgement.annotator] = submitted - judgement.seconds - PAUSE_SECONDS
+    return times

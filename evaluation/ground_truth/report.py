@@ -97,11 +97,11 @@ def judgement_volume(project: Project) -> dict[int, tuple[int, float | None]]:
     """
     judgements = Judgement.objects.filter(task__project=project, task__kind=Task.Kind.ITEM).order_by()
     if connection.vendor == "postgresql":
-        grouped = judgements.values("annotator_id").annotate(n=Count("id"), median=Median("seconds_spent"))
+        grouped = judgements.values("annotator_id").annotate(n=Count("id"), median=Median("seconds_on_task"))
         return {row["annotator_id"]: (row["n"], row["median"]) for row in grouped}
     seconds: dict[int, list[float]] = {}
     counts: dict[int, int] = {}
-    for annotator, spent in judgements.values_list("annotator_id", "seconds_spent"):
+    for annotator, spent in judgements.values_list("annotator_id", "seconds_on_task"):
         counts[annotator] = counts.get(annotator, 0) + 1
         if spent is not None:
             seconds.setdefault(annotator, []).append(spent)

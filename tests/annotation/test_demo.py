@@ -11,6 +11,7 @@ from django.core.management import call_command
 
 from annotation.assignment import claim_next_task, submit_judgement
 from annotation.models import Judgement, Project, Task
+from annotation.progress import project_progress_figures
 from evaluation.demo import (
     DEMO_ANNOTATORS,
     DEMO_DIR,
@@ -105,6 +106,20 @@ def test_the_demo_is_a_campaign_with_a_simulated_crowd_a_snapshot_and_loads_once
     }
     assert all(e.status == "done" and e.scores.count() == 5 for e in evaluations)
     assert "see the leaderboard" in printed
+    # The crowd worked over the past hours, each at its own pace, not all in one instant: the rate
+    # is taken over the last hour, and the forecast agrees with it.
+    progress = project_progress_figures(project)
+    assert progress["window_minutes"] == 60 and progress["annotators_in_window"] == 5
+    assert 0 < progress["judgements_in_window"] < 545 * 3
+    assert progress["hours_to_finish"] == pytest.approx(
+        progress["judgements_remaining"] / progress["judgements_per_hour"]
+    )
+    first = judgements.order_by("created_at").first()
+    assert (
+        first.seconds_on_task
+        == first.seconds_spent
+        == pytest.approx((first.created_at - first.assignment.shown_at).total_seconds())
+    )
 
 
 @pytest.mark.django_db

@@ -6,7 +6,14 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from evaluation.demo.simulate import DEMO_CROWD, SimulatedAnnotator, simulate_judgements
+from evaluation.demo.simulate import (
+    DEMO_CROWD,
+    PAUSE_SECONDS,
+    SimulatedAnnotator,
+    SimulatedJudgement,
+    simulate_judgements,
+    submission_times,
+)
 
 # 4,000 tasks, one in four relevant: each annotator judges ~2,400 of them (3 of 5 per task), so
 # about 600 relevant and 1,800 not; a rate's standard error is then at most 0.02 (sensitivity)
@@ -60,3 +67,15 @@ def test_pairs_the_qrels_do_not_name_are_not_relevant_and_times_are_positive():
     assert [j.label for j in judgements] == [0, 0]
     assert all(j.seconds > 0 for j in judgements)
     assert simulate_judgements([("0", "d0")], QRELS, crowd=[perfect], per_task=1)[0].label == 1
+
+
+def test_each_simulated_annotator_works_back_to_back_until_the_end():
+    judgements = [
+        SimulatedJudgement(("1", "d1"), "fast", 1, seconds=5.0),
+        SimulatedJudgement(("1", "d1"), "slow", 0, seconds=30.0),
+        SimulatedJudgement(("1", "d2"), "fast", 0, seconds=4.0),
+        SimulatedJudgement(("1", "d2"), "slow", 1, seconds=20.0),
+    ]
+    times = submission_times(judgements, end=1000.0)
+    # Each one's last judgement ends at the end; the one before ends its seconds and a pause earlier.
+    assert times == [1000.0 - 4.0 - PAUSE_SECONDS, 1000.0 - 20.0 - PAUSE_SECONDS, 1000.0, 1000.0]

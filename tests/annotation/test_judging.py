@@ -155,3 +155,142 @@ def test_the_page_shows_no_other_annotators_judgements(client, project, annotato
     page = logged_in(client, annotators[1]).get(reverse("judge", args=[project.pk])).content.decode()
     assert "annotator1" not in page
     assert not re.search(r"<input[^>]*checked", page)
+
+
+# -- one round trip per judgement: the judging page's script asks for the next task in the answer --
+
+INLINE = {"HTTP_X_JUDGING": "inline"}
+
+
+def test_a_submission_from_the_page_script_is_answered_with_the_next_task(client, project, annotators):
+    client = logged_in(client, annotators[0])
+    client.post(reverse("claim", args=[project.pk]), **INLINE)
+    first = Assignment.objects.get()
+    response = client.post(reverse("submit", args=[project.pk, first.pk]), {"label": "1"}, **INLINE)
+    assert response.status_code == 200 and response["X-Judging-Page"] == "1"
+    # Committed before the answer, and the next task leased, shown, and on the page.
+    assert Judgement.objects.get().assignment == first
+    second = Assignment.objects.get(status=Assignment.Status.ACTIVE)
+    assert second.task != first.task and second.shown_at is not None
+    page = response.content.decode()
+    assert f"/assignments/{second.pk}/submit/" in page
+    assert second.task.document.text in page
+    assert "Saved." in page and "You have judged 1 item" in page
+
+
+def test_without_the_script_a_submission_still_redirects_to_the_judging_page(client, project, annotators):
+    client = logged_in(client, annotators[0])
+    assignment = claim_next_task(project, annotators[0])
+    response = client.post(reverse("submit", args=[project.pk, assignment.pk]), {"label": "0"})
+    assert response.status_code == 302 and response["Location"] == reverse("judge", args=[project.pk])
+    assert "X-Judging-Page" not in response
+
+
+def test_a_double_submission_from_the_script_is_stored_once_and_says_so(client, project, annotators):
+    client = logged_in(client, annotators[0])
+    assignment = claim_next_task(project, annotators[0])
+    url = reverse("submit", args=[project.pk, assignment.pk])
+    client.post(url, {"label": "1"}, **INLINE)
+    again = client.post(url, {"label": "0"}, **INLINE)
+    assert again.status_code == 200
+    assert "You have already judged this task." in again.content.decode()
+    assert list(Judgement.objects.values_list("label", flat=True)) == [1]
+
+
+def test_the_lease_is_checked_when_the_script_submits(client, project, annotators):
+    assignment = claim_next_task(project, annotators[0])
+    Assignment.objects.filter(pk=assignment.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    url = reverse("submit", args=[project.pk, assignment.pk])
+    response = logged_in(client, annotators[0]).post(url, {"label": "1"}, **INLINE)
+    assert "ran out" in response.content.decode()
+    assert Judgement.objects.count() == 0
+    # Someone else's lease, sent by the script, stores nothing either.
+    theirs = claim_next_task(project, annotators[1])
+    url = reverse("submit", args=[project.pk, theirs.pk])
+    assert "not assigned to you" in client.post(url, {"label": "1"}, **INLINE).content.decode()
+    assert Judgement.objects.count() == 0
+
+
+def test_a_submission_from_the_script_needs_the_csrf_token(project, annotators):
+    from django.test import Client
+
+    client = logged_in(Client(enforce_csrf_checks=True), annotators[0])
+    assignment = claim_next_task(project, annotators[0])
+    response = client.post(reverse("submit", args=[project.pk, assignment.pk]), {"label": "1"}, **INLINE)
+    assert response.status_code == 403
+    assert Judgement.objects.count() == 0
+
+
+def test_skipping_and_asking_for_a_task_from_the_script_answer_with_the_page(client, project, annotators):
+    client = logged_in(client, annotators[0])
+    first = client.post(reverse("claim", args=[project.pk]), **INLINE)
+    held = Assignment.objects.get()
+    assert first.status_code == 200 and f"/assignments/{held.pk}/skip/" in first.content.decode()
+    skipped = client.post(reverse("skip", args=[project.pk, held.pk]), **INLINE)
+    held.refresh_from_db()
+    assert held.status == Assignment.Status.SKIPPED
+    now_held = Assignment.objects.get(status=Assignment.Status.ACTIVE)
+    assert "Skipped." in skipped.content.decode()
+    assert f"/assignments/{now_held.pk}/submit/" in skipped.content.decode()
+
+
+def test_the_answer_after_a_gold_item_reads_as_after_any_other_item(client, researcher, annotators):
+    import random
+
+    from tests.annotation.factories import make_gold_project
+
+    project = make_gold_project(researcher, annotators[:1], items=3, gold=3, k=1, gold_rate=1.0)
+    client = logged_in(client, annotators[0])
+    answers = []
+    for _ in range(2):  # a gold item first (gold_rate 1), then, with no gold wanted, an item
+        assignment = claim_next_task(project, annotators[0], rng=random.Random(0))
+        response = client.post(reverse("submit", args=[project.pk, assignment.pk]), {"label": "1"}, **INLINE)
+        answers.append((assignment.task.kind, response))
+        project.gold_rate = 0.0
+        project.save()
+        Assignment.objects.filter(status=Assignment.Status.ACTIVE).update(
+            expires_at=timezone.now() - timedelta(seconds=1)
+        )
+    assert [kind for kind, _ in answers] == [Task.Kind.GOLD, Task.Kind.ITEM]
+    for _, response in answers:
+        page = response.content.decode().lower()
+        assert response.status_code == 200 and "saved." in page
+        assert "gold" not in page and "check" not in page
+
+
+def test_one_key_answering_is_offered_where_the_project_sets_it_and_one_key_can_answer(
+    client, researcher, annotators
+):
+    from tests.annotation.factories import make_likert_project
+
+    def form_tag(project) -> str:
+        page = logged_in(client, annotators[0]).post(reverse("claim", args=[project.pk]), **INLINE)
+        return re.search(r'<form [^>]*id="judgement-form"[^>]*>', page.content.decode()).group(0)
+
+    assert "data-one-key" not in form_tag(make_project(researcher, annotators, k=2))
+    assert "data-one-key" in form_tag(make_project(researcher, annotators, k=2, one_key_answers=True))
+    assert "data-one-key" in form_tag(make_likert_project(researcher, annotators, one_key_answers=True))
+    free_text = make_project(researcher, annotators, k=1, one_key_answers=True)
+    free_text.task_type, free_text.config = "free_text", {"max_words": 20}
+    free_text.save()
+    assert "data-one-key" not in form_tag(free_text)
+
+
+def test_a_judgement_and_the_next_task_take_eleven_statements_of_the_engine_and_page(
+    client, project, annotators
+):
+    """The load benchmark's capacity rests on this count (28 statements over two requests before the
+    one round trip): a new query per judgement should be a choice, not an accident."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = logged_in(client, annotators[0])
+    client.post(reverse("claim", args=[project.pk]), **INLINE)
+    assignment = Assignment.objects.get()
+    with CaptureQueriesContext(connection) as queries:
+        client.post(reverse("submit", args=[project.pk, assignment.pk]), {"label": "1"}, **INLINE)
+    ours = [query["sql"] for query in queries.captured_queries if "annotation_" in query["sql"]]
+    # Membership (locked), lease (locked), judgement, revision, lease status, task lock, the task's
+    # count, expired leases, the claim (one statement on PostgreSQL, two elsewhere), the new lease,
+    # the annotator's count.
+    assert len(ours) == (11 if connection.vendor == "postgresql" else 12), "\n".join(ours)

@@ -42,11 +42,13 @@ def test_query_terms_are_marked_in_the_document(client, researcher, annotators):
     assert "<mark>measured</mark>" not in page and "<mark>a</mark>" not in page
 
 
-def test_the_page_shows_the_time_on_the_task_since_the_lease(client, researcher, annotators):
+def test_the_page_shows_the_time_on_the_task_since_it_was_first_shown(client, researcher, annotators):
     project = relevance_project(researcher, annotators)
     page = judge_page(client, project, annotators[0])
     lease = Assignment.objects.get(task__project=project, annotator=annotators[0])
-    assert f'id="elapsed" data-since="{lease.created_at.isoformat()}"' in page
+    # The page stamped when it first showed the task; the counter starts there, not at the lease.
+    assert lease.shown_at is not None and lease.shown_at >= lease.created_at
+    assert 'id="elapsed" data-seconds="0"' in page
 
 
 def test_examples_are_shown_sanitised_even_without_instructions(client, researcher, annotators):

@@ -1,9 +1,9 @@
-"""Pure helpers of the pages: answer widgets, query-term highlighting, progress figures, attention checks."""
+"""Pure helpers of the pages: answer widgets, query-term highlighting, attention checks (progress
+figures: test_dashboard.py)."""
 
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given
@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from annotation.checks import degrade_text, degraded_passes, repeat_passes, score_checks
 from annotation.highlight import highlight_segments, query_terms
-from annotation.progress import summarise_progress
 from annotation.task_types import AnswerError, task_type
 
 GRADED = {"levels": [{"value": v, "label": name} for v, name in enumerate(["no", "partly", "yes", "very"])]}
@@ -95,46 +94,6 @@ def test_query_terms_skip_stop_words_and_highlighting_marks_word_starts():
 @given(st.text(max_size=200), st.sets(st.text(alphabet="abcxyz", min_size=1, max_size=4), max_size=4))
 def test_highlighting_never_loses_or_adds_text(text, terms):
     assert "".join(part for part, _ in highlight_segments(text, terms)) == text
-
-
-NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
-
-
-def test_progress_uses_the_last_hours_rate_for_the_estimate():
-    times = [NOW - timedelta(minutes=m) for m in (5, 10, 20, 30, 90, 120)]
-    progress = summarise_progress(
-        items_total=10,
-        items_complete=2,
-        judgements_needed=30,
-        judgement_times=times,
-        seconds_spent=[10, 20, 30, 40, 50, 60],
-        now=NOW,
-    )
-    assert progress.judgements_last_hour == 4
-    assert progress.judgements_per_hour == 4
-    assert progress.judgements_remaining == 24
-    assert progress.hours_to_finish == 6
-    assert progress.median_seconds_per_judgement == 35
-    assert progress.annotator_hours_remaining == pytest.approx(24 * 35 / 3600)
-    assert progress.percent_complete == 20
-
-
-def test_progress_falls_back_to_the_average_rate_and_handles_an_empty_project():
-    times = [NOW - timedelta(hours=h) for h in (2, 3, 4)]
-    progress = summarise_progress(
-        items_total=5,
-        items_complete=0,
-        judgements_needed=15,
-        judgement_times=times,
-        seconds_spent=[],
-        now=NOW,
-    )
-    assert progress.judgements_per_hour == pytest.approx(3 / 4)
-    assert progress.hours_to_finish == pytest.approx(12 / 0.75)
-    empty = summarise_progress(
-        items_total=0, items_complete=0, judgements_needed=0, judgement_times=[], seconds_spent=[], now=NOW
-    )
-    assert (empty.judgements_per_hour, empty.hours_to_finish, empty.percent_complete) == (None, 0.0, 0.0)
 
 
 @given(

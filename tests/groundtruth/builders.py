@@ -75,6 +75,7 @@ def judge(task: Task, annotator, answer: dict | int, seconds: float | None = Non
         label=answer.get("label"),
         answer=answer,
         seconds_spent=seconds,
+        seconds_on_task=seconds,
     )
     JudgementRevision.objects.create(judgement=judgement, number=1, label=judgement.label, answer=answer)
     return judgement

@@ -17,6 +17,11 @@
       var digits = element.dataset.digits;
       element.textContent = digits ? Number(value).toFixed(parseInt(digits, 10)) : String(value);
     });
+    // Figures said in words (the rate with its window and count, time on task, the forecast).
+    section.querySelectorAll("[data-text]").forEach(function (element) {
+      var text = (figures.text || {})[element.dataset.text];
+      if (text) element.textContent = text;
+    });
     stamp.textContent = new Date().toLocaleTimeString();
   }
 

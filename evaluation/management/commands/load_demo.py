@@ -6,8 +6,10 @@
    pooled to depth 10, k = 3 judgements per task.
 3. The simulated crowd (``evaluation.demo.simulate``) judges the best-ranked 85 % of the pool, all
    k judgements of each task, stored by the assignment engine as submitted leases, judgements and
-   revisions (``annotation.assignment.record_judgements``); the rest of the pool is left for the
-   human demo annotators, whom the engine serves as usual.
+   revisions (``annotation.assignment.record_judgements``), dated as if each simulated annotator
+   had worked through theirs at its own pace until now (so the project page's rate, forecast and
+   charts show a crowd at work); the rest of the pool is left for the human demo annotators, whom
+   the engine serves as usual.
 4. A first ground truth is requested; without a worker it is computed here and now, so the demo
    has a snapshot as soon as the command ends.
 
@@ -28,15 +30,18 @@ database as it was.
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.test.utils import override_settings
+from django.utils import timezone
 
 from annotation.assignment import RecordedJudgement, record_judgements
-from annotation.models import Project, Task
+from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
 from annotation.permissions import RESEARCHERS_GROUP
 from evaluation.collection import import_collection
 from evaluation.demo import (
@@ -53,7 +58,7 @@ from evaluation.demo import (
     demo_runs,
     demo_topics,
 )
-from evaluation.demo.simulate import DEMO_CROWD, simulate_judgements
+from evaluation.demo.simulate import DEMO_CROWD, simulate_judgements, submission_times
 from evaluation.demo.text_campaign import (
     DEMO_TEXT_DIMENSIONS,
     DEMO_TEXT_PROJECT_NAME,
@@ -241,13 +246,14 @@ class Command(BaseCommand):
             per_task=project.assignments_per_task,
             seed=DEMO_SIMULATION_SEED,
         )
-        record_judgements(
+        stored = record_judgements(
             project,
             [
                 RecordedJudgement(judged[j.task], simulated[j.annotator], j.label, seconds_spent=j.seconds)
                 for j in judgements
             ],
         )
+        date_judgements(stored, submission_times(judgements, end=0.0))
         left = len(tasks) - len(judged)
         self.stdout.write(
             f"Simulated judgements (made by a program, not by people): {len(judgements)} by "
@@ -297,3 +303,23 @@ class Command(BaseCommand):
                 f"from {snapshot.input_judgement_count} judgements, simulated ones included."
             )
         )
+
+
+def date_judgements(judgements: Sequence[Judgement], seconds_from_now: Sequence[float]) -> None:
+    """Give recorded judgements the times they were made (seconds relative to now, negative in the
+    past): the judgement and its first revision when submitted, the lease when the task was shown."""
+    now = timezone.now()
+    when = {
+        j.pk: now + timedelta(seconds=offset) for j, offset in zip(judgements, seconds_from_now, strict=True)
+    }
+    leases = []
+    for judgement in judgements:
+        judgement.created_at = judgement.updated_at = when[judgement.pk]
+        shown = when[judgement.pk] - timedelta(seconds=judgement.seconds_on_task or 0)
+        leases.append(Assignment(pk=judgement.assignment_id, created_at=shown, shown_at=shown))
+    Judgement.objects.bulk_update(judgements, ["created_at", "updated_at"], batch_size=1000)
+    Assignment.objects.bulk_update(leases, ["created_at", "shown_at"], batch_size=1000)
+    revisions = list(JudgementRevision.objects.filter(judgement__in=when, number=1).only("judgement_id"))
+    for revision in revisions:
+        revision.created_at = when[revision.judgement_id]
+    JudgementRevision.objects.bulk_update(revisions, ["created_at"], batch_size=1000)
