@@ -196,3 +196,34 @@ def test_dialsummeval_system_scores_put_the_systems_in_the_provenance_order_with
     for model, mean in {"A": 4.170, "B": 4.427, "F": 3.633, "D": 2.347, "E": 1.797}.items():
         assert round(rows[model].mean, 3) == mean and rows[model].low < mean < rows[model].high
         assert rows[model].outputs == 100
+
+
+@pytest.mark.parametrize("method", ["pearson", "spearman", "kendall"])
+def test_per_group_correlations_equal_scipys_on_each_group(method):
+    """Hundreds of groups of 1 to 20 outputs, with ties (integer ratings), constant sides and
+    single outputs, all sizes at once: each equals SciPy's correlation of that group (NaN where SciPy's
+    is undefined or a group has one output)."""
+    import numpy as np
+
+    from evaluation.metrics.meta_evaluation import per_group_correlations
+
+    rng = random.Random(11)
+    groups = []
+    for _ in range(400):
+        size = rng.randint(1, 20)
+        kind = rng.random()
+        metric = [round(rng.random(), 2) for _ in range(size)]
+        human = [float(rng.randint(1, 5)) for _ in range(size)]
+        if kind < 0.05:
+            human = [3.0] * size  # a constant side
+        elif kind < 0.1:
+            metric = [0.5] * size
+        groups.append(list(zip(metric, human, strict=True)))
+    found = per_group_correlations(groups, method)
+    function = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[method]
+    for group, value in zip(groups, found, strict=True):
+        metric, human = [m for m, _ in group], [h for _, h in group]
+        if len(group) < 2 or len(set(metric)) == 1 or len(set(human)) == 1:
+            assert np.isnan(value), group
+        else:
+            assert value == pytest.approx(function(metric, human).statistic, abs=1e-12), group
