@@ -219,11 +219,13 @@ def through_the_app(args, outputs, refs) -> list[tuple[str, float]]:
                     raise SystemExit(f"judgement import: {response.status_code} {response.text[:500]}")
 
         step(f"judgement import: {len(ratings):,} ratings by 3 raters, in calls of 15,000", import_ratings)
+        # The ratings arrive in several calls, and a snapshot may be written between two of them: wait
+        # for the one built from all of them (timed from the last call's answer).
         step(
             "ground truth on the worker (means, medians, alphas with intervals)",
             lambda: wait(
                 f"{base}/api/projects/{project}/snapshots/",
-                lambda page: page["count"] > 0,
+                lambda page: any(s["input_judgement_count"] == len(ratings) for s in page["results"]),
             ),
         )
         requested = session.post(f"{base}/api/projects/{project}/text-evaluations/", json={}).json()
