@@ -33,7 +33,7 @@ BIN = Path(sys.executable).parent
 
 import requests  # noqa: E402
 from bench_leaderboard import start_workers  # noqa: E402
-from bench_load import drop_database, free_port, recreate_database, stop  # noqa: E402
+from bench_load import app_environment, drop_database, free_port, stop  # noqa: E402
 
 WORDS = ["boundary", "layer", "flow", "heat", "transfer", "wing", "flutter", "pressure", "shock", "laminar"]
 
@@ -117,38 +117,29 @@ def direct(project, body: bytes) -> float:
     return time.perf_counter() - started
 
 
-def main() -> None:
-    args = parse_arguments()
-    recreate_database(args.database_url)
-    workdir = Path(tempfile.mkdtemp(prefix="bench-imports-"))
-    environment = {
-        "DATABASE_URL": args.database_url,
-        "REDIS_URL": args.redis_url,
-        "CELERY_TASK_ALWAYS_EAGER": "false",
-        "DEBUG": "false",
-        "SECRET_KEY": "bench-imports-not-secret-0123456789abcdefghijklmnopqrstuvwxyz",
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "LOG_LEVEL": "WARNING",
-    }
-    os.environ.update(environment)
-    os.environ["DJANGO_SETTINGS_MODULE"] = "cranfield.settings"
-    import django
-
-    django.setup()
+def researcher_session(username: str):
+    """A new researcher account and an HTTP session that sends its API token."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
-    from django.core.management import call_command
     from rest_framework.authtoken.models import Token
 
-    from annotation.models import Project
     from annotation.permissions import RESEARCHERS_GROUP
 
-    call_command("migrate", "--noinput", verbosity=0)
-    collection, run = bodies(args)
-    owner = get_user_model().objects.create(username="bench-imports")
+    owner = get_user_model().objects.create(username=username)
     owner.groups.add(Group.objects.get_or_create(name=RESEARCHERS_GROUP)[0])
     session = requests.Session()
     session.headers["Authorization"] = f"Token {Token.objects.create(user=owner).key}"
+    return owner, session
+
+
+def main() -> None:
+    args = parse_arguments()
+    workdir = Path(tempfile.mkdtemp(prefix="bench-imports-"))
+    environment = app_environment("imports", args.database_url, args.redis_url)
+    from annotation.models import Project
+
+    collection, run = bodies(args)
+    owner, session = researcher_session("bench-imports")
     server, base = start_server(environment, workdir)
     workers = start_workers(1, environment, workdir)
     rows = []

@@ -28,7 +28,7 @@ sys.path.insert(0, str(PROJECT_DIR))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 BIN = Path(sys.executable).parent
 
-from bench_load import drop_database, recreate_database, stop  # noqa: E402
+from bench_load import app_environment, drop_database, stop  # noqa: E402
 
 
 def parse_arguments() -> argparse.Namespace:
@@ -193,25 +193,8 @@ def metric_share(project, snapshot) -> tuple[float, float, float]:
 
 def main() -> None:
     args = parse_arguments()
-    recreate_database(args.database_url)
     workdir = Path(tempfile.mkdtemp(prefix="bench-board-"))
-    environment = {
-        "DATABASE_URL": args.database_url,
-        "REDIS_URL": args.redis_url,
-        "CELERY_TASK_ALWAYS_EAGER": "false",
-        "DEBUG": "false",
-        "SECRET_KEY": "bench-leaderboard-not-secret-0123456789abcdefghijklmnopqrstuvwxyz",
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "LOG_LEVEL": "WARNING",
-    }
-    os.environ.update(environment)
-    os.environ["DJANGO_SETTINGS_MODULE"] = "cranfield.settings"
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", "--noinput", verbosity=0)
+    environment = app_environment("leaderboard", args.database_url, args.redis_url)
     from django.contrib.auth import get_user_model
 
     from annotation.models import Project

@@ -238,6 +238,30 @@ def drop_database(url: str) -> None:
         connection.execute(f"DROP DATABASE IF EXISTS {parsed.path.lstrip('/')} WITH (FORCE)")
 
 
+def app_environment(name: str, database_url: str, redis_url: str, **extra: str) -> dict[str, str]:
+    """Production settings for gunicorn, a real Celery worker and this process, on a database just
+    created; this process is set up on them and the database migrated."""
+    recreate_database(database_url)
+    environment = {
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        "DEBUG": "false",
+        "SECRET_KEY": f"bench-{name}-not-secret-0123456789abcdefghijklmnopqrstuvwxyz-0123456789",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "LOG_LEVEL": "WARNING",
+        **extra,
+    }
+    os.environ.update(environment)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "cranfield.settings"
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", "--noinput", verbosity=0)
+    return environment
+
+
 def setup_django(environment: dict[str, str], static_root: Path) -> None:
     os.environ.update(environment)
     os.environ["DJANGO_SETTINGS_MODULE"] = "cranfield.settings"

@@ -123,40 +123,15 @@ def through_the_app(args, outputs, refs) -> list[tuple[str, float]]:
     """The campaign through gunicorn, PostgreSQL, Redis and a Celery worker; seconds per step."""
     import tempfile
 
-    import requests
-    from bench_imports import run_job, start_server
+    from bench_imports import researcher_session, run_job, start_server
     from bench_leaderboard import start_workers
-    from bench_load import drop_database, recreate_database, stop
+    from bench_load import app_environment, drop_database, stop
 
-    recreate_database(args.database_url)
     workdir = Path(tempfile.mkdtemp(prefix="bench-text-"))
-    environment = {
-        "DATABASE_URL": args.database_url,
-        "REDIS_URL": args.redis_url,
-        "CELERY_TASK_ALWAYS_EAGER": "false",
-        "DEBUG": "false",
-        "SECRET_KEY": "bench-text-not-secret-0123456789abcdefghijklmnopqrstuvwxyz-0123456789",
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "LOG_LEVEL": "WARNING",
-        "GROUND_TRUTH_DEBOUNCE_SECONDS": "1",
-    }
-    os.environ.update(environment)
-    os.environ["DJANGO_SETTINGS_MODULE"] = "cranfield.settings"
-    import django
-
-    django.setup()
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group
-    from django.core.management import call_command
-    from rest_framework.authtoken.models import Token
-
-    from annotation.permissions import RESEARCHERS_GROUP
-
-    call_command("migrate", "--noinput", verbosity=0)
-    owner = get_user_model().objects.create(username="bench-text")
-    owner.groups.add(Group.objects.get_or_create(name=RESEARCHERS_GROUP)[0])
-    session = requests.Session()
-    session.headers["Authorization"] = f"Token {Token.objects.create(user=owner).key}"
+    environment = app_environment(
+        "text", args.database_url, args.redis_url, GROUND_TRUTH_DEBOUNCE_SECONDS="1"
+    )
+    _, session = researcher_session("bench-text")
     server, base = start_server(environment, workdir)
     workers = start_workers(1, environment, workdir)
     steps: list[tuple[str, float]] = []

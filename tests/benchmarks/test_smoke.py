@@ -127,3 +127,34 @@ def test_imports_benchmark_quick_mode_runs_jobs_through_a_real_worker(redis_url)
         r"\| 2,000 documents, 20 topics \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|", result.stdout
     )
     assert "imported as a new project in" in result.stdout
+
+
+def test_text_benchmark_quick_mode_checks_against_peers_and_runs_the_app(redis_url):
+    """The text benchmark on 4 systems × 30 inputs: ROUGE against rouge-score and the correlation
+    matrix against SciPy (it asserts both agree), then the campaign through gunicorn, PostgreSQL,
+    Redis and a real Celery worker: import, ratings, snapshot, text evaluation, meta-evaluation."""
+    url = own_database("textsmoke", "the text benchmark")
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(PROJECT_DIR / "benchmarks" / "bench_text.py"),
+            "--quick",
+            "--app",
+            "--database-url",
+            url,
+            "--redis-url",
+            redis_url.rsplit("/", 1)[0] + "/10",  # its own Redis db, as the other app benchmarks'
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PROJECT_DIR,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "cores: " in result.stdout
+    assert re.search(
+        r"\| ROUGE-1/2/L/Lsum stemmed, best of 4: rouge-score \| [\d.]+ \| [\d.]+ \| [\d.]+ \|", result.stdout
+    )
+    assert "correlations equal SciPy's" in result.stdout
+    assert re.search(r"\| text evaluation job on the worker [^|]* \| [\d.]+ \|", result.stdout), result.stdout
+    assert re.search(r"\| one metric × dimension[^|]* \| [\d.]+ \|", result.stdout), result.stdout
