@@ -356,6 +356,14 @@ class TextEvaluation(JobState):
     unscored = models.JSONField(
         default=list, blank=True, help_text="[system, input] of outputs without references"
     )
+    part_count = models.PositiveIntegerField(
+        default=0, help_text="The outputs are scored in this many parts (one worker sub-task each)."
+    )
+    parts_done = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="{part number: {unscored, reference_counts}} of the parts stored so far.",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -17,14 +17,22 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from celery import shared_task
+from celery import group, shared_task
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from annotation.models import Project, Task
 
 from .dispatch import resend_lost, send_to_worker
-from .metrics.text_scores import METRICS, Output, check_metrics, score_outputs
+from .metrics.text_scores import (
+    METRICS,
+    Output,
+    TextScores,
+    check_metrics,
+    score_outputs,
+    signatures,
+    system_means,
+)
 from .models import OutputScore, Reference, TextEvaluation
 
 logger = logging.getLogger(__name__)
@@ -94,57 +102,89 @@ def fail(evaluation_id: int, error: str) -> None:
     )
 
 
+# Outputs per sub-task: TER (sacrebleu) takes ~20-40 ms on an output of a few sentences, so a part
+# takes seconds, well inside the worker's time limit whatever the campaign's size, and reports
+# progress as it goes; the parts of one job run on as many worker processes as there are.
+OUTPUTS_PER_PART = 200
+
+
 @shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
 def run_text_evaluation(evaluation_id: int) -> int:
-    """Score every output (a queued job only: a redelivered message does nothing); returns how many
-    outputs were scored."""
+    """Start a queued job (a redelivered message does nothing): fix its outputs and fan them out in
+    parts of ``OUTPUTS_PER_PART``, one sub-task each (``score_text_part``); without a worker, score
+    the parts here one after the other. Returns how many outputs were sent."""
     claimed = TextEvaluation.objects.filter(pk=evaluation_id, status=Status.QUEUED).update(
-        status=Status.RUNNING, stage="reading outputs and references", started_at=timezone.now()
+        status=Status.RUNNING, stage="reading outputs", started_at=timezone.now()
     )
     if not claimed:
         return 0
     evaluation = TextEvaluation.objects.select_related("project").get(pk=evaluation_id)
     try:
-        return score_and_store(evaluation)
+        task_ids = list(output_tasks(evaluation.project).values_list("pk", flat=True))
+        parts = [task_ids[i : i + OUTPUTS_PER_PART] for i in range(0, len(task_ids), OUTPUTS_PER_PART)]
+        TextEvaluation.objects.filter(pk=evaluation_id).update(
+            part_count=len(parts), parts_done={}, stage=f"scoring {len(task_ids):,} outputs"
+        )
     except OperationalError:
         TextEvaluation.objects.filter(pk=evaluation_id).update(status=Status.QUEUED)  # retried
         raise
+    if not parts:
+        finish(evaluation_id)
+    elif run_text_evaluation.app.conf.task_always_eager:
+        for number, part in enumerate(parts):
+            score_text_part(evaluation_id, number, part)
+    else:
+        group(
+            score_text_part.s(evaluation_id, number, part) for number, part in enumerate(parts)
+        ).apply_async()
+    return len(task_ids)
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
+def score_text_part(evaluation_id: int, number: int, task_ids: list[int]) -> None:
+    """Score one part's outputs and store them (again, if redelivered: the part's rows are replaced);
+    the part that completes the job finishes it, under the job row's lock, so exactly once."""
+    evaluation = TextEvaluation.objects.filter(pk=evaluation_id, status=Status.RUNNING).first()
+    if evaluation is None:
+        return
+    try:
+        tasks, result = score_part(evaluation, task_ids)
+        store_part(evaluation_id, number, tasks, result)
+    except OperationalError:
+        raise  # retried
     except Exception as error:
         logger.exception("text evaluation %s failed", evaluation_id)
         fail(evaluation_id, f"{type(error).__name__}: {error}")
-        return 0
 
 
-def score_and_store(evaluation: TextEvaluation) -> int:
-    tasks = list(output_tasks(evaluation.project))
+def score_part(evaluation: TextEvaluation, task_ids: list[int]) -> tuple[list[Task], TextScores]:
+    tasks = list(Task.objects.filter(pk__in=task_ids).select_related("document"))
     references: dict[str, list[str]] = {}
-    for input_id, text in Reference.objects.filter(project=evaluation.project).values_list(
-        "input_id", "text"
-    ):
+    for input_id, text in Reference.objects.filter(
+        project_id=evaluation.project_id, input_id__in={task.input_id for task in tasks}
+    ).values_list("input_id", "text"):
         references.setdefault(input_id, []).append(text)
-    outputs = [Output(task.system_id, task.input_id, task.document.text) for task in tasks]
-    total = max(len(outputs), 1)
-
-    def progress(done: int) -> None:
-        TextEvaluation.objects.filter(pk=evaluation.pk).update(
-            progress=0.95 * done / total, stage=f"scoring outputs ({done:,} of {len(outputs):,})"
-        )
-
     result = score_outputs(
-        outputs,
+        [Output(task.system_id, task.input_id, task.document.text) for task in tasks],
         references,
         rouge_multi_ref=evaluation.rouge_multi_ref,
         stem=evaluation.stem,
         metrics=evaluation.metrics,
-        progress=progress,
     )
+    return tasks, result
+
+
+def store_part(evaluation_id: int, number: int, tasks: list[Task], result: TextScores) -> None:
     task_of = {(task.system_id, task.input_id): task.pk for task in tasks}
     with transaction.atomic():
-        OutputScore.objects.filter(evaluation=evaluation).delete()
+        locked = TextEvaluation.objects.select_for_update().filter(pk=evaluation_id).first()
+        if locked is None or locked.status != Status.RUNNING:
+            return
+        OutputScore.objects.filter(evaluation_id=evaluation_id, task__in=tasks).delete()
         OutputScore.objects.bulk_create(
             [
                 OutputScore(
-                    evaluation=evaluation,
+                    evaluation_id=evaluation_id,
                     task_id=task_of[key],
                     system_id=key[0],
                     input_id=key[1],
@@ -154,17 +194,38 @@ def score_and_store(evaluation: TextEvaluation) -> int:
             ],
             batch_size=2000,
         )
-        TextEvaluation.objects.filter(pk=evaluation.pk).update(
-            status=Status.DONE,
-            stage="done",
-            progress=1.0,
-            signatures=result.signatures,
-            per_system=result.per_system,
-            output_count=len(result.per_output),
-            unscored=[list(key) for key in result.unscored],
-            finished_at=timezone.now(),
-        )
-    return len(result.per_output)
+        locked.parts_done[str(number)] = {
+            "unscored": [list(key) for key in result.unscored],
+            "reference_counts": sorted(result.reference_counts),
+        }
+        done = len(locked.parts_done)
+        locked.progress = 0.95 * done / locked.part_count
+        locked.stage = f"scored {done:,} of {locked.part_count:,} parts of {OUTPUTS_PER_PART} outputs"
+        locked.save(update_fields=["parts_done", "progress", "stage"])
+        if done == locked.part_count:
+            finish(evaluation_id)
+
+
+def finish(evaluation_id: int) -> None:
+    """Every part is stored: the per-system means, the signatures and the unscored outputs."""
+    evaluation = TextEvaluation.objects.get(pk=evaluation_id)
+    by_system: dict[str, list[dict[str, float]]] = {}
+    for system_id, scores in OutputScore.objects.filter(evaluation=evaluation).values_list(
+        "system_id", "scores"
+    ):
+        by_system.setdefault(system_id, []).append(scores)
+    parts = evaluation.parts_done.values()
+    counts = {count for part in parts for count in part["reference_counts"]}
+    TextEvaluation.objects.filter(pk=evaluation_id).update(
+        status=Status.DONE,
+        stage="done",
+        progress=1.0,
+        signatures=signatures(evaluation.rouge_multi_ref, evaluation.stem, counts, evaluation.metrics),
+        per_system=system_means(by_system, evaluation.metrics),
+        output_count=sum(len(rows) for rows in by_system.values()),
+        unscored=sorted(key for part in parts for key in part["unscored"]),
+        finished_at=timezone.now(),
+    )
 
 
 def import_references(project: Project, references: list[dict], *, source: str = "imported") -> int:

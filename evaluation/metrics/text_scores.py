@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from typing import Any
@@ -45,13 +45,14 @@ class Output:
 @dataclass
 class TextScores:
     """``per_output[(system, input)][metric]``, ``per_system[system][metric]`` (means), the
-    ``signatures`` of every metric, and the outputs that could not be scored (their input has no
-    reference) in ``unscored``."""
+    ``signatures`` of every metric, the outputs that could not be scored (their input has no
+    reference) in ``unscored``, and how many references the scored outputs' inputs had."""
 
     per_output: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
     per_system: dict[str, dict[str, float]] = field(default_factory=dict)
     signatures: dict[str, str] = field(default_factory=dict)
     unscored: list[tuple[str, str]] = field(default_factory=list)
+    reference_counts: set[int] = field(default_factory=set)
 
 
 def _sacrebleu_metrics() -> dict[str, Any]:
@@ -99,7 +100,6 @@ def score_outputs(
     rouge_multi_ref: str = "max",
     stem: bool = True,
     metrics: Sequence[str] = METRICS,
-    progress: Callable[[int], None] | None = None,
 ) -> TextScores:
     """Score every output against ``references[output.input]`` with ``metrics`` (all by default;
     see the module docstring). TER is by far the slowest (sacrebleu's shift search, most of the
@@ -109,9 +109,9 @@ def score_outputs(
     rouge = RougeScorer(rouge_types, stem=stem, multi_ref=rouge_multi_ref) if rouge_types else None
     sacrebleu_metrics = {name: m for name, m in _sacrebleu_metrics().items() if name in metrics}
     result = TextScores()
-    counts: set[int] = set()
+    counts = result.reference_counts
     by_system: dict[str, list[dict[str, float]]] = defaultdict(list)
-    for done, output in enumerate(outputs, start=1):
+    for output in outputs:
         texts = [text for text in references.get(output.input, ()) if text.strip()]
         key = (output.system, output.input)
         if key in result.per_output:
@@ -127,9 +127,15 @@ def score_outputs(
             values["wer"] = min(word_errors([text], [output.text]).wer for text in texts)
         result.per_output[key] = values
         by_system[output.system].append(values)
-        if progress is not None and done % 500 == 0:
-            progress(done)
     result.signatures = signatures(rouge_multi_ref, stem, counts, metrics)
-    for system, rows in by_system.items():
-        result.per_system[system] = {name: sum(row[name] for row in rows) / len(rows) for name in metrics}
+    result.per_system = system_means(by_system, metrics)
     return result
+
+
+def system_means(by_system: Mapping[str, Sequence[Mapping[str, float]]], metrics: Sequence[str]):
+    """``{system: {metric: mean over its outputs}}`` from each system's per-output scores."""
+    return {
+        system: {name: sum(row[name] for row in rows) / len(rows) for name in metrics}
+        for system, rows in by_system.items()
+        if rows
+    }

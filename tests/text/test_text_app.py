@@ -326,3 +326,82 @@ def test_a_text_evaluation_the_broker_lost_is_sent_again_by_beat(researcher, tex
     assert resend_lost_text_evaluations() == 0
     entry = app.conf.beat_schedule["resend-lost-text-evaluation-jobs"]
     assert entry["task"] == resend_lost_text_evaluation_jobs.name and 0 < entry["schedule"] <= 600
+
+
+def test_a_job_in_many_parts_stores_what_the_pure_function_gives_for_all_outputs_at_once(
+    researcher, text_project, django_capture_on_commit_callbacks, monkeypatch
+):
+    """18 outputs in parts of 4 (5 parts, one short), one input without references: the stored
+    scores, per-system means, signatures and unscored outputs equal one call on every output."""
+    from evaluation import text_evaluation
+
+    project, references = text_project
+    Reference.objects.filter(project=project, input_id="in5").delete()
+    monkeypatch.setattr(text_evaluation, "OUTPUTS_PER_PART", 4)
+    job = run_text_evaluation(researcher, project, django_capture_on_commit_callbacks)
+    evaluation = TextEvaluation.objects.get(pk=job["id"])
+    assert evaluation.part_count == 5 and len(evaluation.parts_done) == 5
+    outputs = [
+        Output(t.system_id, t.input_id, t.document.text) for t in project.tasks.select_related("document")
+    ]
+    expected = score_outputs(outputs, {i: t for i, t in references.items() if i != "in5"})
+    assert job["status"] == "done" and job["progress"] == 1.0
+    assert job["output_count"] == len(expected.per_output) == len(SYSTEMS) * (INPUTS - 1)
+    assert sorted(map(tuple, job["unscored"])) == sorted(expected.unscored)
+    assert len(job["unscored"]) == len(SYSTEMS)
+    assert job["signatures"] == expected.signatures
+    assert job["per_system"].keys() == expected.per_system.keys()
+    for system, means in expected.per_system.items():
+        assert job["per_system"][system] == pytest.approx(means, abs=1e-12)
+    stored = {(o.system_id, o.input_id): o.scores for o in evaluation.outputs.all()}
+    assert stored.keys() == expected.per_output.keys()
+    for key, values in expected.per_output.items():
+        assert stored[key] == pytest.approx(values, abs=1e-12)
+    assert job["stage"] == "done"
+
+
+def test_a_redelivered_part_is_stored_once_and_the_job_finishes_once(researcher, text_project, monkeypatch):
+    """A worker that dies after storing a part gets its message again (acks_late): the part's rows are
+    replaced, not doubled, and only the part that completes the job finishes it."""
+    from evaluation import text_evaluation
+    from evaluation.text_evaluation import output_tasks, score_text_part
+
+    project, _ = text_project
+    finished = []
+    real_finish = text_evaluation.finish
+    monkeypatch.setattr(text_evaluation, "finish", lambda pk: (finished.append(pk), real_finish(pk)))
+    evaluation = TextEvaluation.objects.create(
+        project=project, status=TextEvaluation.Status.RUNNING, part_count=2
+    )
+    ids = list(output_tasks(project).values_list("pk", flat=True))
+    first, second = ids[:10], ids[10:]
+    score_text_part(evaluation.pk, 0, first)
+    score_text_part(evaluation.pk, 0, first)  # redelivered
+    evaluation.refresh_from_db()
+    assert evaluation.status == TextEvaluation.Status.RUNNING and evaluation.progress == pytest.approx(0.475)
+    assert evaluation.outputs.count() == 10 and finished == []
+    score_text_part(evaluation.pk, 1, second)
+    score_text_part(evaluation.pk, 1, second)  # redelivered after the job is done: nothing
+    evaluation.refresh_from_db()
+    assert evaluation.status == TextEvaluation.Status.DONE and finished == [evaluation.pk]
+    assert evaluation.outputs.count() == evaluation.output_count == len(ids)
+
+
+def test_a_part_that_cannot_be_scored_fails_the_job_with_the_reason(researcher, text_project, monkeypatch):
+    from evaluation import text_evaluation
+    from evaluation.text_evaluation import output_tasks, score_text_part
+
+    project, _ = text_project
+
+    def broken(*args, **kwargs):
+        raise ValueError("system 'lead' has two outputs for input 'in1'")
+
+    monkeypatch.setattr(text_evaluation, "score_outputs", broken)
+    evaluation = TextEvaluation.objects.create(
+        project=project, status=TextEvaluation.Status.RUNNING, part_count=1
+    )
+    score_text_part(evaluation.pk, 0, list(output_tasks(project).values_list("pk", flat=True)))
+    evaluation.refresh_from_db()
+    assert evaluation.status == TextEvaluation.Status.FAILED
+    assert evaluation.error == "ValueError: system 'lead' has two outputs for input 'in1'"
+    assert evaluation.outputs.count() == 0
