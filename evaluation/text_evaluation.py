@@ -142,10 +142,11 @@ def run_text_evaluation(evaluation_id: int) -> int:
 
 @shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
 def score_text_part(evaluation_id: int, number: int, task_ids: list[int]) -> None:
-    """Score one part's outputs and store them (again, if redelivered: the part's rows are replaced);
-    the part that completes the job finishes it, under the job row's lock, so exactly once."""
+    """Score one part's outputs and store them with the part's number, in one transaction under the
+    job row's lock: a redelivered part that was stored does nothing, and the part that completes the
+    job finishes it, exactly once."""
     evaluation = TextEvaluation.objects.filter(pk=evaluation_id, status=Status.RUNNING).first()
-    if evaluation is None:
+    if evaluation is None or str(number) in evaluation.parts_done:
         return
     try:
         tasks, result = score_part(evaluation, task_ids)
@@ -178,9 +179,8 @@ def store_part(evaluation_id: int, number: int, tasks: list[Task], result: TextS
     task_of = {(task.system_id, task.input_id): task.pk for task in tasks}
     with transaction.atomic():
         locked = TextEvaluation.objects.select_for_update().filter(pk=evaluation_id).first()
-        if locked is None or locked.status != Status.RUNNING:
-            return
-        OutputScore.objects.filter(evaluation_id=evaluation_id, task__in=tasks).delete()
+        if locked is None or locked.status != Status.RUNNING or str(number) in locked.parts_done:
+            return  # failed meanwhile, or the same part stored by another delivery
         OutputScore.objects.bulk_create(
             [
                 OutputScore(

@@ -361,10 +361,10 @@ def test_a_job_in_many_parts_stores_what_the_pure_function_gives_for_all_outputs
 
 
 def test_a_redelivered_part_is_stored_once_and_the_job_finishes_once(researcher, text_project, monkeypatch):
-    """A worker that dies after storing a part gets its message again (acks_late): the part's rows are
-    replaced, not doubled, and only the part that completes the job finishes it."""
+    """A worker that dies after storing a part gets its message again (acks_late): the part is not
+    stored twice, and only the part that completes the job finishes it."""
     from evaluation import text_evaluation
-    from evaluation.text_evaluation import output_tasks, score_text_part
+    from evaluation.text_evaluation import output_tasks, score_part, score_text_part, store_part
 
     project, _ = text_project
     finished = []
@@ -377,6 +377,8 @@ def test_a_redelivered_part_is_stored_once_and_the_job_finishes_once(researcher,
     first, second = ids[:10], ids[10:]
     score_text_part(evaluation.pk, 0, first)
     score_text_part(evaluation.pk, 0, first)  # redelivered
+    tasks, result = score_part(evaluation, first)  # a delivery that scored it at the same time as another
+    store_part(evaluation.pk, 0, tasks, result)
     evaluation.refresh_from_db()
     assert evaluation.status == TextEvaluation.Status.RUNNING and evaluation.progress == pytest.approx(0.475)
     assert evaluation.outputs.count() == 10 and finished == []
