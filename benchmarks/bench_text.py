@@ -20,8 +20,8 @@ In one process, on the same outputs, each timed once (the machine is shared: rea
    after checking they agree.
 
 With ``--app``, then the same campaign end to end through the application, on gunicorn (2 workers),
-PostgreSQL, Redis and one Celery worker (``--database-url``, ``--redis-url``; that database is dropped
-and created again): a rating project created over the API, the outputs, inputs and references sent
+PostgreSQL, Redis and Celery worker processes (``--workers``, 2 by default, one child each;
+``--database-url``, ``--redis-url``; that database is dropped and created again): a rating project created over the API, the outputs, inputs and references sent
 as one import job, three simulated raters' scores of every output sent to the judgement import, the
 worker's ground-truth snapshot (means, medians, both alphas per dimension, with intervals), the text
 evaluation job (every metric on every output), and the meta-evaluation read over the API (the
@@ -133,7 +133,7 @@ def through_the_app(args, outputs, refs) -> list[tuple[str, float]]:
     )
     _, session = researcher_session("bench-text")
     server, base = start_server(environment, workdir)
-    workers = start_workers(1, environment, workdir)
+    workers = start_workers(args.workers, environment, workdir)
     steps: list[tuple[str, float]] = []
 
     def step(label: str, function):
@@ -240,6 +240,7 @@ def main() -> None:
     parser.add_argument("--app", action="store_true", help="then end to end through the application")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/cranfield_bench_text")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/7")
+    parser.add_argument("--workers", type=int, default=2, help="Celery worker processes (one child each)")
     args = parser.parse_args()
     if args.quick:
         args.systems, args.inputs = 4, 30
@@ -324,7 +325,10 @@ def main() -> None:
     kendall = matrix[(best, "relevance", "system", "kendall")]
     print(f"system-level Kendall with relevance, best metric: {best} {kendall:.3f}")
     if args.app:
-        print("\nThrough the application (gunicorn 2 workers, 1 Celery worker, PostgreSQL, Redis):")
+        print(
+            f"\nThrough the application (gunicorn 2 workers, {args.workers} Celery worker processes, "
+            "PostgreSQL, Redis):"
+        )
         steps = through_the_app(args, outputs, refs)
         print("\n| step, end to end | seconds |")
         print("| --- | --- |")
