@@ -261,8 +261,8 @@ SPECTACULAR_SETTINGS = {
 }
 
 # The cache: Redis, shared by every web process, when REDIS_URL is set; otherwise this process's
-# memory (the embedded default runs one process). It holds sessions in front of the database and
-# the judging page's item counts (annotation.counts).
+# memory (the embedded default runs one process). It holds sessions in front of the database, the
+# judging page's item counts (annotation.counts) and meta-evaluation reports (evaluation.meta_report).
 if REDIS_URL:
     CACHES = {
         "default": {

@@ -6,7 +6,11 @@ module only reads them out of the database.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+
+from django.core.cache import cache
 
 from .ground_truth.downloads import rating_summary
 from .metrics.meta_evaluation import (
@@ -53,9 +57,8 @@ def human_records(snapshot: GroundTruthSnapshot) -> dict[str, list[Record]]:
     return records
 
 
-def report_inputs(
-    evaluation: TextEvaluation,
-) -> tuple[dict[str, list[Record]], dict[str, list[Record]], GroundTruthSnapshot]:
+def newest_snapshot(evaluation: TextEvaluation) -> GroundTruthSnapshot:
+    """The snapshot a report on this done evaluation reads; ReportProblem if there is none yet."""
     if evaluation.status != TextEvaluation.Status.DONE:
         raise ReportProblem(f"the text evaluation is {evaluation.status}; the report exists once it is done")
     snapshot = evaluation.project.snapshots.order_by("-version").first()
@@ -63,10 +66,33 @@ def report_inputs(
         raise ReportProblem(
             "no ratings yet: a meta-evaluation needs a rating project's ground-truth snapshot"
         )
+    return snapshot
+
+
+def report_inputs(
+    evaluation: TextEvaluation, snapshot: GroundTruthSnapshot
+) -> tuple[dict[str, list[Record]], dict[str, list[Record]]]:
     humans = {d: r for d, r in human_records(snapshot).items() if r}
     if not humans:
         raise ReportProblem("no rated output names its system and input")
-    return metric_records(evaluation), humans, snapshot
+    return metric_records(evaluation), humans
+
+
+# A report is a function of a done evaluation (its scores never change) and a snapshot (never
+# rewritten), so it is kept in the cache under their ids: at 20,000 outputs a matrix takes seconds
+# to compute and a page shows one on every visit. A cache that is down computes it each time.
+REMEMBER_SECONDS = 24 * 3600
+
+
+def remembered(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, kind: str, compute, *params):
+    # The parameters are hashed: a dimension's name may hold spaces, which cache keys may not.
+    hashed = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:32]
+    key = f"meta-report:{kind}:{evaluation.pk}:{snapshot.pk}:{hashed}"
+    found = cache.get(key)
+    if found is None:
+        found = compute()
+        cache.set(key, found, REMEMBER_SECONDS)
+    return found
 
 
 def correlation_matrix(evaluation: TextEvaluation, level: str = "system", method: str = "kendall") -> dict:
@@ -79,7 +105,14 @@ def correlation_matrix(evaluation: TextEvaluation, level: str = "system", method
         raise ReportProblem(
             f"must be one of {', '.join(LEVELS if field == 'level' else METHODS)}", field=field
         )
-    metrics, humans, snapshot = report_inputs(evaluation)
+    snapshot = newest_snapshot(evaluation)
+    return remembered(
+        evaluation, snapshot, "matrix", lambda: _matrix(evaluation, snapshot, level, method), level, method
+    )
+
+
+def _matrix(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, level: str, method: str) -> dict:
+    metrics, humans = report_inputs(evaluation, snapshot)
     cells: dict[str, dict[str, dict]] = {}
     for metric, metric_rows in metrics.items():
         sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
@@ -123,7 +156,28 @@ def scatter(
     every output), every method's correlation at every level with a bootstrap interval over inputs,
     and Williams' test of this metric against each other one on this dimension (system level;
     TER's and WER's signs flipped, as lower is better)."""
-    metrics, humans, snapshot = report_inputs(evaluation)
+    snapshot = newest_snapshot(evaluation)
+    return remembered(
+        evaluation,
+        snapshot,
+        "scatter",
+        lambda: _scatter(evaluation, snapshot, metric, dimension, level, resamples),
+        metric,
+        dimension,
+        level,
+        resamples,
+    )
+
+
+def _scatter(
+    evaluation: TextEvaluation,
+    snapshot: GroundTruthSnapshot,
+    metric: str,
+    dimension: str,
+    level: str,
+    resamples: int,
+) -> dict:
+    metrics, humans = report_inputs(evaluation, snapshot)
     if metric not in metrics:
         raise ReportProblem(f"choose a metric this evaluation computed: {', '.join(metrics)}", field="metric")
     if dimension not in humans:

@@ -11,20 +11,26 @@ import pytest
 from tests.conftest import PROJECT_DIR, missing
 
 
-@pytest.mark.parametrize("script", ["bench_trec_eval.py", "bench_crowd.py", "bench_rouge.py"])
-def test_benchmark_quick_mode_reports_ratios(script):
+def run_benchmark(script: str, *arguments: str, timeout: int = 300) -> str:
+    """``benchmarks/<script> arguments`` in a fresh interpreter; its standard output once it succeeded."""
     result = subprocess.run(
-        [sys.executable, str(PROJECT_DIR / "benchmarks" / script), "--quick"],
+        [sys.executable, str(PROJECT_DIR / "benchmarks" / script), *arguments],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
         cwd=PROJECT_DIR,
     )
-    assert result.returncode == 0, result.stderr
-    assert "cores: " in result.stdout
-    assert "/ ours" in result.stdout or "/cranfield" in result.stdout
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize("script", ["bench_trec_eval.py", "bench_crowd.py", "bench_rouge.py"])
+def test_benchmark_quick_mode_reports_ratios(script):
+    stdout = run_benchmark(script, "--quick")
+    assert "cores: " in stdout
+    assert "/ ours" in stdout or "/cranfield" in stdout
     if script == "bench_rouge.py":  # real summaries from ../shared/data, else the shipped demo's abstracts
-        assert "texts: sentences of " in result.stdout
+        assert "texts: sentences of " in stdout
 
 
 def own_database(suffix: str, who: str) -> str:
@@ -43,90 +49,67 @@ def test_load_benchmark_quick_mode_checks_correctness_under_gunicorn():
     client layer, the correctness check and the profile. Ground truth runs eagerly: the Redis db
     of the test run is flushed by other tests, so the smoke run leaves Redis alone."""
     url = own_database("loadsmoke", "the load benchmark")
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(PROJECT_DIR / "benchmarks" / "bench_load.py"),
-            "--quick",
-            "--database-url",
-            url,
-            "--ground-truth",
-            "eager",
-            "--scenarios",
-            "closed",
-            "--annotators",
-            "4",
-            "--seconds",
-            "1.5",
-            "--large-items",
-            "0",
-            "--profile-rounds",
-            "3",
-        ],
-        capture_output=True,
-        text=True,
+    stdout = run_benchmark(
+        "bench_load.py",
+        "--quick",
+        "--database-url",
+        url,
+        "--ground-truth",
+        "eager",
+        "--scenarios",
+        "closed",
+        "--annotators",
+        "4",
+        "--seconds",
+        "1.5",
+        "--large-items",
+        "0",
+        "--profile-rounds",
+        "3",
         timeout=120,
-        cwd=PROJECT_DIR,
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "cores: " in result.stdout
-    assert "correctness: ok" in result.stdout
-    table = re.search(r"\| submit \(POST\) \| (\d+) \|", result.stdout)
-    assert table is not None and int(table.group(1)) > 0, result.stdout
-    assert "EXPLAIN ANALYZE of the claim" in result.stdout
+    assert "cores: " in stdout
+    assert "correctness: ok" in stdout
+    table = re.search(r"\| submit \(POST\) \| (\d+) \|", stdout)
+    assert table is not None and int(table.group(1)) > 0, stdout
+    assert "EXPLAIN ANALYZE of the claim" in stdout
 
 
 def test_leaderboard_benchmark_quick_mode_runs_a_real_worker(redis_url):
     """The campaign benchmark on a small scale: its own database, a real Celery worker on the test
     Redis, the evaluation job end to end, and the metric computation checked against pytrec_eval."""
     url = own_database("boardsmoke", "the leaderboard benchmark")
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(PROJECT_DIR / "benchmarks" / "bench_leaderboard.py"),
-            "--quick",
-            "--database-url",
-            url,
-            "--redis-url",
-            # Its own Redis db: a worker the integration tests left on theirs must not take its jobs.
-            redis_url.rsplit("/", 1)[0] + "/9",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=PROJECT_DIR,
+    stdout = run_benchmark(
+        "bench_leaderboard.py",
+        "--quick",
+        "--database-url",
+        url,
+        "--redis-url",
+        # Its own Redis db: a worker the integration tests left on theirs must not take its jobs.
+        redis_url.rsplit("/", 1)[0] + "/9",
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "os.cpu_count() " in result.stdout
-    assert re.search(r"\| evaluation job, 1 worker process \| [\d.]+ \|", result.stdout), result.stdout
-    assert "pytrec_eval ÷ ours" in result.stdout
+    assert "os.cpu_count() " in stdout
+    assert re.search(r"\| evaluation job, 1 worker process \| [\d.]+ \|", stdout), stdout
+    assert "pytrec_eval ÷ ours" in stdout
 
 
 def test_imports_benchmark_quick_mode_runs_jobs_through_a_real_worker(redis_url):
     """The import-job benchmark on a small scale: its own database, gunicorn, a real Celery worker,
     a collection and a run each imported by one API call, then the bundle out and back in."""
     url = own_database("importsmoke", "the imports benchmark")
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(PROJECT_DIR / "benchmarks" / "bench_imports.py"),
-            "--quick",
-            "--database-url",
-            url,
-            "--redis-url",
-            redis_url.rsplit("/", 1)[0] + "/8",  # its own Redis db, as the leaderboard benchmark's
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=PROJECT_DIR,
+    stdout = run_benchmark(
+        "bench_imports.py",
+        "--quick",
+        "--database-url",
+        url,
+        "--redis-url",
+        redis_url.rsplit("/", 1)[0] + "/8",  # its own Redis db, as the leaderboard benchmark's
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "os.cpu_count() " in result.stdout
+    assert "os.cpu_count() " in stdout
     assert re.search(
-        r"\| 2,000 documents, 20 topics \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|", result.stdout
+        r"\| 2,000 documents, 20 topics \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|", stdout
     )
-    assert "imported as a new project in" in result.stdout
+    assert "imported as a new project in" in stdout
 
 
 def test_text_benchmark_quick_mode_checks_against_peers_and_runs_the_app(redis_url):
@@ -134,27 +117,19 @@ def test_text_benchmark_quick_mode_checks_against_peers_and_runs_the_app(redis_u
     matrix against SciPy (it asserts both agree), then the campaign through gunicorn, PostgreSQL,
     Redis and a real Celery worker: import, ratings, snapshot, text evaluation, meta-evaluation."""
     url = own_database("textsmoke", "the text benchmark")
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(PROJECT_DIR / "benchmarks" / "bench_text.py"),
-            "--quick",
-            "--app",
-            "--database-url",
-            url,
-            "--redis-url",
-            redis_url.rsplit("/", 1)[0] + "/10",  # its own Redis db, as the other app benchmarks'
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=PROJECT_DIR,
+    stdout = run_benchmark(
+        "bench_text.py",
+        "--quick",
+        "--app",
+        "--database-url",
+        url,
+        "--redis-url",
+        redis_url.rsplit("/", 1)[0] + "/10",  # its own Redis db, as the other app benchmarks'
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "cores: " in result.stdout
+    assert "cores: " in stdout
     assert re.search(
-        r"\| ROUGE-1/2/L/Lsum stemmed, best of 4: rouge-score \| [\d.]+ \| [\d.]+ \| [\d.]+ \|", result.stdout
+        r"\| ROUGE-1/2/L/Lsum stemmed, best of 4: rouge-score \| [\d.]+ \| [\d.]+ \| [\d.]+ \|", stdout
     )
-    assert "correlations equal SciPy's" in result.stdout
-    assert re.search(r"\| text evaluation job on the worker [^|]* \| [\d.]+ \|", result.stdout), result.stdout
-    assert re.search(r"\| one metric × dimension[^|]* \| [\d.]+ \|", result.stdout), result.stdout
+    assert "correlations equal SciPy's" in stdout
+    assert re.search(r"\| text evaluation job on the worker [^|]* \| [\d.]+ \|", stdout), stdout
+    assert re.search(r"\| one metric × dimension[^|]* \| [\d.]+ \|", stdout), stdout

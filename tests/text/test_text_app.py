@@ -407,3 +407,40 @@ def test_a_part_that_cannot_be_scored_fails_the_job_with_the_reason(researcher, 
     assert evaluation.status == TextEvaluation.Status.FAILED
     assert evaluation.error == "ValueError: system 'lead' has two outputs for input 'in1'"
     assert evaluation.outputs.count() == 0
+
+
+def test_a_report_is_computed_once_per_evaluation_and_snapshot(
+    researcher, text_project, django_capture_on_commit_callbacks, monkeypatch
+):
+    """The matrix and the scatter are kept under the evaluation's and the snapshot's ids: a second
+    visit reads them back, a new snapshot (new ratings) computes them again, equal to a fresh call."""
+    from evaluation import meta_report
+
+    project, _ = text_project
+    job = run_text_evaluation(researcher, project, django_capture_on_commit_callbacks)
+    evaluation = TextEvaluation.objects.get(pk=job["id"])
+    computed = []
+    real_matrix, real_scatter = meta_report._matrix, meta_report._scatter
+    monkeypatch.setattr(meta_report, "_matrix", lambda *a: (computed.append("matrix"), real_matrix(*a))[1])
+    monkeypatch.setattr(meta_report, "_scatter", lambda *a: (computed.append("scatter"), real_scatter(*a))[1])
+    first = meta_report.correlation_matrix(evaluation, "system", "kendall")
+    assert meta_report.correlation_matrix(evaluation, "system", "kendall") == first
+    assert meta_report.correlation_matrix(evaluation, "global", "kendall")["level"] == "global"
+    pair = meta_report.scatter(evaluation, "rouge2", "quality", "system", resamples=20)
+    assert meta_report.scatter(evaluation, "rouge2", "quality", "system", resamples=20) == pair
+    assert computed == ["matrix", "matrix", "scatter"]
+    with pytest.raises(meta_report.ReportProblem):  # refused, never kept
+        meta_report.scatter(evaluation, "rouge2", "no such dimension", "system")
+    with pytest.raises(meta_report.ReportProblem):
+        meta_report.scatter(evaluation, "rouge2", "no such dimension", "system")
+    from annotation.models import Judgement
+
+    changed = Judgement.objects.filter(project=project, task__system_id="random").first()
+    changed.answer = {"scores": {"quality": 5, "coherence": 5}}
+    changed.save(update_fields=["answer"])
+    assert build_snapshot(project.pk) is not None
+    newer = meta_report.correlation_matrix(evaluation, "system", "kendall")
+    assert computed[-1] == "matrix" and newer["snapshot"] == first["snapshot"] + 1
+    assert newer == real_matrix(
+        evaluation, project.snapshots.order_by("-version").first(), "system", "kendall"
+    )
