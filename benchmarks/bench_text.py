@@ -21,11 +21,12 @@ In one process, on the same outputs, each timed once (the machine is shared: rea
 
 With ``--app``, then the same campaign end to end through the application, on gunicorn (2 workers),
 PostgreSQL, Redis and Celery worker processes (``--workers``, 2 by default, one child each;
-``--database-url``, ``--redis-url``; that database is dropped and created again): a rating project created over the API, the outputs, inputs and references sent
-as one import job, three simulated raters' scores of every output sent to the judgement import, the
-worker's ground-truth snapshot (means, medians, both alphas per dimension, with intervals), the text
-evaluation job (every metric on every output), and the meta-evaluation read over the API (the
-matrix at each level, and one metric × dimension with every bootstrap interval and Williams' test).
+``--database-url``, ``--redis-url``; that database is dropped and created again): a rating project
+created over the API, the outputs, inputs and references sent as one import job, three simulated raters'
+scores of every output sent to the judgement import, the worker's ground-truth snapshot (means, medians,
+both alphas per dimension, with intervals), the text evaluation job (every metric on every output), and
+the meta-evaluation read over the API (the matrix at each level, and one metric × dimension with every
+bootstrap interval and Williams' test).
 
     .venv/bin/python benchmarks/bench_text.py --app          # pure, then through the app
 """
@@ -326,8 +327,8 @@ def main() -> None:
     print(f"system-level Kendall with relevance, best metric: {best} {kendall:.3f}")
     if args.app:
         print(
-            f"\nThrough the application (gunicorn 2 workers, {args.workers} Celery worker processes, "
-            "PostgreSQL, Redis):"
+            f"\nThrough the application (gunicorn 2 workers, {args.workers} Celery worker "
+            f"process{'es' if args.workers > 1 else ''}, PostgreSQL, Redis):"
         )
         steps = through_the_app(args, outputs, refs)
         print("\n| step, end to end | seconds |")
