@@ -114,17 +114,7 @@ class ProjectForm(forms.ModelForm):
         ),
         (
             "Task type",
-            (
-                "task_type",
-                "graded_levels",
-                "likert_dimensions",
-                "likert_low",
-                "likert_high",
-                "likert_anchors",
-                "max_words",
-                "rationale_required",
-                "one_key_answers",
-            ),
+            (*FIXED_ONCE_JUDGED, "rationale_required", "one_key_answers"),
         ),
         (
             "Quality control",

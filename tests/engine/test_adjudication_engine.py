@@ -224,19 +224,15 @@ def test_settling_an_item_by_hand_ends_the_wait_for_its_extra_assessor(researche
 def test_racing_annotators_give_each_disputed_item_exactly_one_extra_judgement(postgres_required, researcher):
     """10 annotators in parallel threads over 40 items, k = 3, rule "not unanimous": an item whose first
     three judgements disagree gets exactly one more, from a fourth annotator; the others exactly three."""
-    import threading
-
     from django.contrib.auth import get_user_model
-    from django.db import connections
     from django.db.models import F
 
     from annotation.assignment import ItemsBusy
     from annotation.models import Judgement
+    from tests.engine.parallel import together
 
     users = [get_user_model().objects.create_user(f"racer{i}", password="x") for i in range(10)]
     project = label_project(researcher, users, items=40, adjudication_rule="not_unanimous")
-    errors: list[BaseException] = []
-    start = threading.Barrier(len(users))
 
     def open_for(user) -> bool:
         return (
@@ -246,29 +242,18 @@ def test_racing_annotators_give_each_disputed_item_exactly_one_extra_judgement(p
         )
 
     def annotate(index: int, user) -> None:
-        try:
-            start.wait()
-            while True:
-                try:
-                    lease = claim_next_task(project, user)
-                except ItemsBusy:
+        while True:
+            try:
+                lease = claim_next_task(project, user)
+            except ItemsBusy:
+                continue
+            if lease is None:
+                if open_for(user):
                     continue
-                if lease is None:
-                    if open_for(user):
-                        continue
-                    return
-                submit_judgement(lease.pk, user, int((lease.task_id * 7 + index) % 3 == 0))
-        except BaseException as error:  # surfaced in the main thread
-            errors.append(error)
-        finally:
-            connections.close_all()
+                return
+            submit_judgement(lease.pk, user, int((lease.task_id * 7 + index) % 3 == 0))
 
-    threads = [threading.Thread(target=annotate, args=pair) for pair in enumerate(users)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert not any(thread.is_alive() for thread in threads) and errors == []
+    together(annotate, list(enumerate(users)), timeout=120)
 
     referred = 0
     for task in items(project):

@@ -16,6 +16,7 @@ from django.db.models import F
 
 from annotation.assignment import AssignmentError, ItemsBusy, claim_next_task, submit_judgement
 from annotation.models import Document, Judgement, Project, Task, Topic
+from tests.engine.parallel import together
 
 ITEMS = 1000
 GOLD = 20
@@ -67,40 +68,26 @@ def test_fifty_annotators_thousand_items_k3_give_exactly_3000_judgements(postgre
         for d in gold_documents
     )
 
-    errors: list[BaseException] = []
     rejected: Counter[str] = Counter()
-    start = threading.Barrier(ANNOTATORS)
 
     def annotate(user) -> None:
-        try:
-            start.wait()
-            while True:
-                try:
-                    assignment = claim_next_task(project, user)
-                except ItemsBusy:  # all that is left is held by others for a moment: ask again
+        while True:
+            try:
+                assignment = claim_next_task(project, user)
+            except ItemsBusy:  # all that is left is held by others for a moment: ask again
+                continue
+            if assignment is None:
+                # SKIP LOCKED may hide rows that others hold for a moment; stop only when
+                # nothing is left for this annotator at all.
+                if open_for(project, user):
                     continue
-                if assignment is None:
-                    # SKIP LOCKED may hide rows that others hold for a moment; stop only when
-                    # nothing is left for this annotator at all.
-                    if open_for(project, user):
-                        continue
-                    return
-                try:
-                    submit_judgement(assignment.pk, user, assignment.task_id % 2)
-                except AssignmentError as error:  # must not happen: the lease is live and ours
-                    rejected[str(error)] += 1
-        except BaseException as error:  # surfaced in the main thread
-            errors.append(error)
-        finally:
-            connections.close_all()
+                return
+            try:
+                submit_judgement(assignment.pk, user, assignment.task_id % 2)
+            except AssignmentError as error:  # must not happen: the lease is live and ours
+                rejected[str(error)] += 1
 
-    threads = [threading.Thread(target=annotate, args=(user,)) for user in users]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert not any(thread.is_alive() for thread in threads)
-    assert errors == []
+    together(annotate, [(user,) for user in users], timeout=120)
     assert rejected == Counter()
 
     every = list(Judgement.objects.filter(task__project=project).values_list("task_id", "annotator_id"))

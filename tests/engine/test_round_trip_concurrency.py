@@ -18,6 +18,7 @@ from django.urls import reverse
 from annotation.assignment import block_annotator, unblock_annotator
 from annotation.models import Judgement, Task
 from tests.annotation.factories import make_gold_project
+from tests.engine.parallel import together
 
 ANNOTATORS = 12
 ITEMS = 120
@@ -50,28 +51,14 @@ def judge_until_done(client: Client, project_id: int, outcomes: Counter, limit: 
 def test_annotators_judging_in_one_round_trip_each_give_exactly_k_judgements(postgres_required, researcher):
     users = [get_user_model().objects.create_user(f"judge{i}", password="x") for i in range(ANNOTATORS)]
     project = make_gold_project(researcher, users, items=ITEMS, gold=10, k=K, gold_rate=0.1)
-    errors: list[BaseException] = []
     outcomes: Counter = Counter()
-    start = threading.Barrier(ANNOTATORS)
 
     def annotate(user) -> None:
-        try:
-            client = Client()
-            client.force_login(user)
-            start.wait()
-            judge_until_done(client, project.pk, outcomes)
-        except BaseException as error:  # surfaced in the main thread
-            errors.append(error)
-        finally:
-            connections.close_all()
+        client = Client()
+        client.force_login(user)
+        judge_until_done(client, project.pk, outcomes)
 
-    threads = [threading.Thread(target=annotate, args=(user,)) for user in users]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=180)
-    assert not any(thread.is_alive() for thread in threads)
-    assert errors == []
+    together(annotate, [(user,) for user in users], timeout=180)
     assert set(outcomes) <= {200, "asked again"}, outcomes  # no refusal, no server error
 
     items = Judgement.objects.filter(project=project, task__kind=Task.Kind.ITEM)
