@@ -82,7 +82,7 @@ def start_server(environment: dict[str, str], workdir: Path) -> tuple[subprocess
     base = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:
-            requests.get(base + "/accounts/login/", timeout=5)
+            requests.get(base + "/api/projects/", timeout=5)  # JSON: no page, so no static files needed
             return process, base
         except requests.RequestException:
             time.sleep(0.1)
