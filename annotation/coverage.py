@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
@@ -21,11 +21,13 @@ from django.db import transaction
 from django.db.models import Count, ExpressionWrapper, F, IntegerField, Q, QuerySet, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
-from django_stubs_ext import WithAnnotations
 
 from .assignment import needs_qualification, release_expired_assignments
 from .counts import forget_task_facts
 from .models import Assignment, Membership, Project, Task
+
+if TYPE_CHECKING:  # a type checker's helper, installed with the dev extra only: never at run time
+    from django_stubs_ext import WithAnnotations
 
 # How many stranded items the project page lists by name (the count covers all of them).
 STRANDED_SHOWN = 20
