@@ -3,6 +3,9 @@
 
 ``run``       creates .venv, installs the project, migrates the embedded SQLite database, loads the
               demo project and starts the development server, printing the URL and the demo logins.
+              ``run ADDRESS`` serves elsewhere: ``run 127.0.0.1:8001`` or ``run 8001``. It serves as
+              people will see the site (DEBUG off, the site's own error pages); ``DEBUG=true`` before
+              the command brings Django's debug pages back for development.
 ``test``      creates .venv, installs the project with its dev extra, makes sure PostgreSQL, Redis
               and Chromium are there (starting or installing them where this machine allows), and
               runs the whole test suite. Extra arguments go to pytest. Under CI=true a missing
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -127,6 +131,44 @@ def embedded_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
 
 
+LOCAL_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+
+def serve_address(args: list[str]) -> str:
+    """``host:port`` to serve on from ``run``'s arguments: none (127.0.0.1:8000), a port, or host:port."""
+    if len(args) > 1:
+        sys.exit(f"[dev.py] run takes at most one address (e.g. 127.0.0.1:8001), not {' '.join(args)!r}")
+    address = args[0] if args else "127.0.0.1:8000"
+    if address.isdigit():
+        address = f"127.0.0.1:{address}"
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        sys.exit(f"[dev.py] not an address to serve on: {address!r}; give host:port, e.g. 127.0.0.1:8001")
+    return address
+
+
+def local_secret_key() -> str:
+    """This checkout's own secret for ``run`` (kept in .venv, made once): a trial serves with DEBUG off,
+    which refuses the development secret."""
+    path = VENV / ".cranfield-secret-key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
+def trial_env(address: str) -> dict[str, str]:
+    """``run``'s environment: the embedded default as people will see it (cranfield/settings.py
+    LOCAL_TRIAL), answering on ``address``'s host as well as on this machine's own names."""
+    env = embedded_env()
+    env.setdefault("LOCAL_TRIAL", "true")
+    env.setdefault("SECRET_KEY", local_secret_key())
+    host = address.rpartition(":")[0]
+    if host not in LOCAL_NAMES and "ALLOWED_HOSTS" not in env:
+        hosts = ["localhost", "127.0.0.1", "[::1]"]
+        env["ALLOWED_HOSTS"] = ",".join([*hosts, "*" if host in {"0.0.0.0", "[::]"} else host])
+    return env
+
+
 def run_banner(address: str) -> str:
     """What ``run`` prints: where to go and as whom. No admin link: Django's admin takes staff
     accounts only, and no demo account is one (the researcher's pages do what a researcher needs)."""
@@ -142,11 +184,11 @@ def run_banner(address: str) -> str:
 
 
 def command_run(args: list[str]) -> None:
+    address = serve_address(args)
     ensure_venv(None)
-    env = embedded_env()
+    env = trial_env(address)
     run(PYTHON, "manage.py", "migrate", "--noinput", "-v", "0", env=env)
     run(PYTHON, "manage.py", "load_demo", env=env)
-    address = args[0] if args else "127.0.0.1:8000"
     print(run_banner(address), flush=True)
     os.execve(PYTHON, [str(PYTHON), "manage.py", "runserver", address], env)
 

@@ -43,7 +43,12 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 
 # The embedded default (no external services configured) is the only place DEBUG defaults to on.
 EMBEDDED_DEFAULT = not DATABASE_URL and not REDIS_URL
-DEBUG = env_bool("DEBUG", EMBEDDED_DEFAULT)
+# A local trial (``dev.py run`` sets LOCAL_TRIAL=true): the embedded default served as people will see it,
+# with DEBUG off, so a wrong address shows the site's own error pages and never Django's debug page
+# with the URLconf; cookies over plain HTTP on this machine, and static files served by WhiteNoise
+# straight from the apps, so no collectstatic is needed. Only on the embedded default.
+LOCAL_TRIAL = EMBEDDED_DEFAULT and env_bool("LOCAL_TRIAL", False)
+DEBUG = env_bool("DEBUG", EMBEDDED_DEFAULT and not LOCAL_TRIAL)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", DEVELOPMENT_SECRET_KEY if DEBUG else "")
 if not DEBUG and SECRET_KEY in {"", DEVELOPMENT_SECRET_KEY}:
@@ -53,7 +58,8 @@ if not DEBUG and SECRET_KEY in {"", DEVELOPMENT_SECRET_KEY}:
         "python -c 'import secrets; print(secrets.token_urlsafe(50))'."
     )
 
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"] if DEBUG else [])
+LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]", "testserver"]
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", LOCAL_HOSTS if DEBUG or LOCAL_TRIAL else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -151,6 +157,8 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 # A locked-out login gets a page saying for how long, with the way to a password reset.
 AXES_LOCKOUT_CALLABLE = "cranfield.errors.locked_out"
+# No "AXES: BEGIN" line at every start of every process (lockouts are still logged, as warnings).
+AXES_VERBOSE = False
 
 # The public account pages (sign-up with a code, invitation links, password reset) are throttled per
 # client address in the cache (annotation/throttle.py): at most SIGNUP_THROTTLE_ATTEMPTS posts, and
@@ -188,18 +196,20 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
+        if DEBUG or LOCAL_TRIAL
         else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
+WHITENOISE_USE_FINDERS = LOCAL_TRIAL
+WHITENOISE_AUTOREFRESH = LOCAL_TRIAL
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
 if not DEBUG:
-    SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
-    CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
+    SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not LOCAL_TRIAL)
+    CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not LOCAL_TRIAL)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_CONTENT_TYPE_NOSNIFF = True
     # Behind a TLS-terminating proxy, say so in the environment: redirect plain HTTP, and ask
@@ -314,6 +324,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # Tasks run in-process (the embedded default) would log a "Task … succeeded in …" line each, between
+    # the requests' lines; their failures still reach the log. A worker logs its tasks as usual.
+    "loggers": {"celery.app.trace": {"level": "WARNING"}} if CELERY_TASK_ALWAYS_EAGER else {},
 }
 
 # Every Django process (web, manage.py, tests) loads this module: importing the Celery app here binds

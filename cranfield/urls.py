@@ -1,6 +1,8 @@
 from csp.decorators import csp_update
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
@@ -14,6 +16,14 @@ from evaluation.api import SnapshotViewSet
 handler403 = "cranfield.errors.handler403"
 handler404 = "cranfield.errors.handler404"
 handler500 = "cranfield.errors.handler500"
+
+
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    """Browsers ask for /favicon.ico on pages that name no icon (the API's JSON, Swagger UI): the site's
+    icon, whose address is looked up when asked (a production build names it by its hash)."""
+    return HttpResponsePermanentRedirect(static("annotation/favicon.svg"))
+
+
 docs_view = SpectacularSwaggerSplitView.as_view(url_name="schema")
 router = DefaultRouter()
 router.register("projects", ProjectViewSet, basename="project")
@@ -25,6 +35,8 @@ snapshot_qrels = SnapshotViewSet.as_view({"get": "qrels"}, **SnapshotViewSet.qre
 snapshot_diff = SnapshotViewSet.as_view({"get": "diff"})
 
 urlpatterns = [
+    # Browsers ask for /favicon.ico on pages that name no icon (the API's JSON, Swagger UI's own page).
+    path("favicon.ico", favicon),
     path("", include("annotation.urls")),
     path("", include("evaluation.urls")),
     path("", include("evaluation.bundle_urls")),

@@ -43,7 +43,7 @@ OUTSIDE = ("admin/", "static/")
 PUBLIC = {"", "accounts/login/", "accounts/logout/", "api/schema/", "api/docs/", "api/", "api/projects/",
           "projects/new/", "signup/", "invite/<token>/", "accounts/password_reset/",
           "accounts/password_reset/done/", "accounts/reset/<uidb64>/<token>/",
-          "accounts/reset/done/"}  # fmt: skip
+          "accounts/reset/done/", "favicon.ico"}  # fmt: skip
 ACCOUNT_PAGES = {"accounts/password_change/", "accounts/password_change/done/"}
 ANNOTATOR_PAGES = re.compile(
     r"^projects/<project_id>/(judge/|next/|history/|qualification/|assignments/<assignment_id>/\w+/"
