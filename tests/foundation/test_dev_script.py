@@ -87,3 +87,29 @@ def test_an_unknown_command_lists_every_command(dev, monkeypatch):
     with pytest.raises(SystemExit) as exit_info:
         dev.main()
     assert all(f"``{name}``" in str(exit_info.value) for name in dev.COMMANDS)
+
+
+@pytest.mark.parametrize(
+    ("args", "address"),
+    [([], "127.0.0.1:8000"), (["8001"], "127.0.0.1:8001"), (["127.0.0.1:8765"], "127.0.0.1:8765"),
+     (["[::1]:8002"], "[::1]:8002")],
+)  # fmt: skip
+def test_run_serves_on_the_address_or_port_given(dev, args, address):
+    assert dev.serve_address(args) == address
+
+
+@pytest.mark.parametrize("args", [["nonsense"], ["127.0.0.1:99999"], ["127.0.0.1:8000", "extra"]])
+def test_run_refuses_an_address_it_cannot_serve_on_saying_what_it_takes(dev, args):
+    with pytest.raises(SystemExit, match=r"e\.g\. 127\.0\.0\.1:8001"):
+        dev.serve_address(args)
+
+
+def test_run_answers_on_the_host_it_serves_on_and_keeps_its_secret(dev, monkeypatch, tmp_path):
+    monkeypatch.setattr(dev, "VENV", tmp_path)
+    for name in ("ALLOWED_HOSTS", "SECRET_KEY", "LOCAL_TRIAL", "DEBUG"):
+        monkeypatch.delenv(name, raising=False)
+    local = dev.trial_env("127.0.0.1:8001")
+    assert local["LOCAL_TRIAL"] == "true" and "ALLOWED_HOSTS" not in local
+    assert len(local["SECRET_KEY"]) > 50 and dev.trial_env("8002")["SECRET_KEY"] == local["SECRET_KEY"]
+    assert dev.trial_env("192.168.1.5:8000")["ALLOWED_HOSTS"].endswith(",192.168.1.5")
+    assert dev.trial_env("0.0.0.0:8000")["ALLOWED_HOSTS"].endswith(",*")

@@ -26,6 +26,8 @@ print(json.dumps({
     "time_limit": app.conf.task_time_limit,
     "soft_time_limit": app.conf.task_soft_time_limit,
     "allowed_hosts": settings.ALLOWED_HOSTS,
+    "session_cookie_secure": settings.SESSION_COOKIE_SECURE,
+    "static_storage": settings.STORAGES["staticfiles"]["BACKEND"],
 }))
 """
 
@@ -36,6 +38,7 @@ CONFIG_VARS = {
     "DEBUG",
     "ALLOWED_HOSTS",
     "CELERY_TASK_ALWAYS_EAGER",
+    "LOCAL_TRIAL",
 }
 
 
@@ -77,6 +80,32 @@ def test_database_and_redis_urls_switch_to_postgres_and_a_broker():
     assert config["broker"] == "redis://cache.example:6380/2"
     assert config["debug"] is False
     assert config["allowed_hosts"] == ["cranfield.example.org"]
+
+
+def test_a_local_trial_serves_the_embedded_default_with_debug_off_over_plain_http():
+    """``dev.py run``: the site's own error pages (DEBUG off), cookies over http://127.0.0.1, static
+    files from the apps (no collectstatic), still SQLite and in-process tasks."""
+    result = load_settings(LOCAL_TRIAL="true", SECRET_KEY="a-trial-secret-made-by-dev-py-0123456789")
+    assert result.returncode == 0, result.stderr
+    config = json.loads(result.stdout)
+    assert (config["debug"], config["engine"], config["eager"]) == (False, "django.db.backends.sqlite3", True)
+    assert config["allowed_hosts"] == ["localhost", "127.0.0.1", "[::1]", "testserver"]
+    assert config["session_cookie_secure"] is False
+    assert config["static_storage"] == "django.contrib.staticfiles.storage.StaticFilesStorage"
+    # DEBUG asked for by name wins; a trial with the development secret is refused like production.
+    assert json.loads(load_settings(LOCAL_TRIAL="true", DEBUG="true").stdout)["debug"] is True
+    assert load_settings(LOCAL_TRIAL="true").returncode != 0
+
+
+def test_local_trial_means_nothing_outside_the_embedded_default():
+    result = load_settings(
+        LOCAL_TRIAL="true",
+        DATABASE_URL="postgres://u@h/db",
+        SECRET_KEY="a-real-production-secret-of-some-length",
+    )
+    config = json.loads(result.stdout)
+    assert config["allowed_hosts"] == [] and config["session_cookie_secure"] is True
+    assert config["static_storage"] == "whitenoise.storage.CompressedManifestStaticFilesStorage"
 
 
 def test_celery_is_configured_for_safe_redelivery():
