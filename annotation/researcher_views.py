@@ -44,6 +44,7 @@ def project_new(request: AuthenticatedHttpRequest) -> HttpResponse:
         project = form.save()
         messages.success(request, f"Project “{project.name}” created. Now import what is to be judged.")
         warn_about_coverage(request, project)
+        warn_about_ties(request, project)
         return redirect("project-import", project_id=project.pk)
     return render(request, "annotation/project_form.html", {"form": form, "project": None})
 
@@ -70,6 +71,7 @@ def project_settings(request: AuthenticatedHttpRequest, project_id: int) -> Http
                 f"k = {old_k} (items whose k was set on their own keep it).",
             )
         warn_about_coverage(request, project)
+        warn_about_ties(request, project)
         if set(RULE_SETTINGS) & set(form.changed_data):
             messages.info(request, describe_rule_change(apply_rule(project)))
         return redirect("project-page", project_id=project.pk)
@@ -140,6 +142,12 @@ def lower_k(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     else:
         messages.info(request, "No item's k could be lowered: bring in more annotators instead.")
     return redirect("project-page", project_id=project.pk)
+
+
+def warn_about_ties(request: AuthenticatedHttpRequest, project) -> None:
+    """Say what becomes of ties when k is even under majority vote (the API answers it as a warning)."""
+    if project.even_k_warning:
+        messages.warning(request, project.even_k_warning)
 
 
 def warn_about_coverage(request: AuthenticatedHttpRequest, project) -> None:

@@ -48,7 +48,9 @@ from .scoring.jobs import request_evaluations_of_latest
 FORMAT = "cranfield-bundle"
 FORMAT_VERSION = 1
 SETTINGS_FIELDS = [
-    name for name in ProjectSerializer.Meta.fields if name not in {"id", "annotators", "created_at"}
+    name
+    for name in ProjectSerializer.Meta.fields
+    if name not in {"id", "annotators", "created_at", "warnings"}
 ]
 SNAPSHOT_FIELDS = [
     "version",

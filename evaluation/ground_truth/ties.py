@@ -1,0 +1,105 @@
+"""Tied votes in a ground-truth snapshot: how each was settled, or that it still waits to be.
+
+Under majority vote an item whose labels tie (a 1–1 split with k = 2) follows the project's tie rule
+(``Project.tie_rule``). The rules that *break* a tie do it in the snapshot itself: the lower label,
+the higher, or the label of the annotators with the better gold accuracy. The rules that *refer* it
+send the item to one more annotator or to the researcher (``annotation.adjudication``); until that
+is done the snapshot labels it with the lower label — the conservative reading for relevance (a
+split is not relevant), and the label majority vote gave ties before projects chose — and says it
+is waiting (``WAITING_EXTRA_ANNOTATOR``, ``WAITING_RESEARCHER``). A settled tie says who settled it.
+
+Each tied item's state is stored on its ``SnapshotLabel.tie``; the agreement and ground-truth pages
+and the API list them (``tied_items``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Mapping
+
+from annotation.models import AdjudicatedBy, Project, Task
+
+# The label a referred tie has until it is settled (``Project.vote_tie_rule``).
+MEANWHILE = Project.TieRule.LOWER
+
+# A tie's state in a snapshot: broken by a rule (the rule's name), waiting, or settled by a person.
+WAITING_EXTRA_ANNOTATOR = "waiting_extra_annotator"
+WAITING_RESEARCHER = "waiting_researcher"
+SETTLED_BY_EXTRA_ANNOTATOR = "extra_annotator"
+SETTLED_BY_RESEARCHER = "researcher"
+
+STATES = {
+    Project.TieRule.LOWER: "broken by the lower label",
+    Project.TieRule.HIGHER: "broken by the higher label",
+    Project.TieRule.GOLD_WEIGHTED: "broken by the gold-weighted vote",
+    WAITING_EXTRA_ANNOTATOR: "waiting for one more annotator (the lower label meanwhile)",
+    WAITING_RESEARCHER: "waiting for you to settle it (the lower label meanwhile)",
+    SETTLED_BY_EXTRA_ANNOTATOR: "settled by one more annotator",
+    SETTLED_BY_RESEARCHER: "settled by you",
+}
+WAITING = (WAITING_EXTRA_ANNOTATOR, WAITING_RESEARCHER)
+
+
+def describe_state(state: str) -> str:
+    return STATES.get(state, state)
+
+
+def tie_states(
+    ties: list[Hashable],
+    tie_breaks: Mapping[Hashable, str],
+    referrals: Mapping[Hashable, tuple[str, str, bool]],
+    decisions: Mapping[Hashable, object],
+    extra_assessors: Mapping[Hashable, object],
+) -> dict[Hashable, str]:
+    """The state of every item whose vote is tied in this snapshot, or was when it was referred.
+
+    ``ties`` and ``tie_breaks`` are the vote's (``AggregationResult``); ``referrals`` maps each
+    referred item to (where it was referred, why, whether it is complete); ``decisions`` are the
+    researchers' decisions in force and ``extra_assessors`` the items whose extra judgement is in.
+
+    A tied item a researcher decided is ``researcher``; one waiting for its extra annotator or for
+    the researcher says so; otherwise its tie-break says how it was broken (also for an item whose
+    extra annotator left it tied: 1–1–1). An item referred *because* it was tied that is no longer
+    tied was settled by one more annotator (2–1), or by the researcher.
+    """
+    states: dict[Hashable, str] = {}
+    for item in ties:
+        route, _, complete = referrals.get(item, ("", "", True))
+        if item in decisions:
+            states[item] = SETTLED_BY_RESEARCHER
+        elif route == AdjudicatedBy.EXTRA_ASSESSOR and not complete:
+            states[item] = WAITING_EXTRA_ANNOTATOR
+        elif route == AdjudicatedBy.RESEARCHER:
+            states[item] = WAITING_RESEARCHER
+        else:
+            states[item] = tie_breaks.get(item, MEANWHILE)
+    for item, (_, reason, _) in referrals.items():
+        if item in states or reason != Task.ReferralReason.TIE:
+            continue
+        if item in decisions:
+            states[item] = SETTLED_BY_RESEARCHER
+        elif item in extra_assessors:
+            states[item] = SETTLED_BY_EXTRA_ANNOTATOR
+    return states
+
+
+def rule_parameters(project: Project) -> dict:
+    """What a majority-vote snapshot records of its tie rule (its parameters, and so its signature)."""
+    if project.tie_route is None:
+        return {"tie_rule": project.vote_tie_rule}
+    return {"tie_rule": project.tie_rule, "ties_meanwhile": MEANWHILE}
+
+
+def rule_in_words(parameters: Mapping) -> str:
+    """A snapshot's tie rule as its pages say it, from its parameters."""
+    rule = parameters.get("tie_rule")
+    if rule is None:
+        return "no tie rule (the method does not vote)"
+    said = dict(Project.TieRule.choices).get(rule) or {"smallest": "The lower label"}.get(rule, rule)
+    if parameters.get("ties_meanwhile"):
+        return f"{said}; the lower label until then"
+    return said
+
+
+def state_counts(states: Mapping[Hashable, str]) -> dict[str, int]:
+    return dict(Counter(states.values()))
