@@ -40,6 +40,7 @@ from .ground_truth.report import (
     latest_snapshot,
     requested_version,
 )
+from .ground_truth.ties import TIES_ON_PAGE, tie_report
 from .import_examples import example_json, other_examples
 from .item_browser import adjudication_counts
 from .models import GroundTruthJob, GroundTruthSnapshot
@@ -173,10 +174,17 @@ def ground_truth(request: AuthenticatedHttpRequest, project_id: int) -> HttpResp
     adjudicated = adjudication_counts(snapshot.pk for snapshot in snapshots)
     for snapshot in snapshots:
         snapshot.adjudicated = adjudicated.get(snapshot.pk, {})  # type: ignore[attr-defined]
+    newest = snapshots[0] if snapshots else None
     return render(
         request,
         "evaluation/ground_truth.html",
-        {"project": project, "snapshots": snapshots, "jobs": jobs, "active": active},
+        {
+            "project": project,
+            "snapshots": snapshots,
+            "jobs": jobs,
+            "active": active,
+            "ties": tie_report(project, newest, TIES_ON_PAGE),
+        },
     )
 
 
@@ -301,6 +309,7 @@ def agreement(request: AuthenticatedHttpRequest, project_id: int) -> HttpRespons
                 }
                 for panel in report["pairwise"]
             ],
+            "ties": tie_report(project, snapshot, TIES_ON_PAGE),
             "shows_reliability": any(row["reliability"] is not None for row in report["annotators"]),
             "shows_gold_weight": any(row["gold_weight"] is not None for row in report["annotators"]),
         },

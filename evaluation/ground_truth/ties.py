@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Hashable, Mapping
 
 from annotation.models import AdjudicatedBy, Project, Task
+from evaluation.models import GroundTruthSnapshot, SnapshotLabel
 
 # The label a referred tie has until it is settled (``Project.vote_tie_rule``).
 MEANWHILE = Project.TieRule.LOWER
@@ -103,3 +104,50 @@ def rule_in_words(parameters: Mapping) -> str:
 
 def state_counts(states: Mapping[Hashable, str]) -> dict[str, int]:
     return dict(Counter(states.values()))
+
+
+# Tied items a page lists by name (the count, and the API, cover all of them).
+TIES_ON_PAGE = 200
+
+
+def tie_report(
+    project: Project, snapshot: GroundTruthSnapshot | None, limit: int | None = None
+) -> dict | None:
+    """A snapshot's tie rule and tied items, as the agreement and ground-truth pages and the API give
+    them: the rule in words, how many items tied and by state, and each item (its title, its label in
+    the snapshot and its state), waiting ones first; None for a snapshot without votes (ratings)."""
+    if snapshot is None or not project.has_labels:
+        return None
+    rows = (
+        SnapshotLabel.objects.filter(snapshot=snapshot)
+        .exclude(tie="")
+        .select_related("task__topic", "task__document", "task__document_b")
+        .order_by("task__pool_rank", "task_id")
+    )
+    counts = Counter(rows.values_list("tie", flat=True).order_by())
+    names = project.type.label_names(project.config)
+    chosen = sorted(rows, key=lambda row: row.tie not in WAITING)  # stable: pool order within each
+    if limit is not None:
+        chosen = chosen[:limit]
+    return {
+        "rule": snapshot.parameters.get("tie_rule"),
+        "rule_in_words": rule_in_words(snapshot.parameters),
+        "ties_meanwhile": snapshot.parameters.get("ties_meanwhile"),
+        "count": sum(counts.values()),
+        "waiting": sum(counts[state] for state in WAITING),
+        "by_state": {
+            state: {"count": n, "in_words": describe_state(state)} for state, n in sorted(counts.items())
+        },
+        "items": [
+            {
+                "item": row.task_id,
+                "title": str(row.task.title),
+                "ids": str(row.task),
+                "label": row.label,
+                "label_name": str(names.get(row.label, row.label)),
+                "state": row.tie,
+                "in_words": describe_state(row.tie),
+            }
+            for row in chosen
+        ],
+    }

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from annotation.crowd.adjudication import DISPUTED, NOT_UNANIMOUS, OFF, TIE, referrals, tied
 from annotation.crowd.aggregation import gold_weighted_vote, majority_vote, tie_rule_named
+from cranfield.cli import main
 
 # (item, annotator) -> label; items 0–9, annotators a–e, labels 0–2 (so 1–1–1 ties happen too).
 judgements = st.dictionaries(
@@ -161,3 +162,24 @@ def test_ties_are_referred_when_the_tie_rule_says_so_and_disputes_keep_their_rea
     # The adjudication rule decides first: a tied item it disputes is referred as disputed.
     assert referrals(labels, NOT_UNANIMOUS, refer_ties=True) == {"x": DISPUTED, "z": DISPUTED}
     assert referrals(labels, "majority_below", 0.5, refer_ties=True) == {"x": TIE}
+
+
+def test_the_aggregate_command_takes_the_same_rule_names_and_lists_its_ties(tmp_path, capsys):
+    labels = tmp_path / "labels.csv"
+    labels.write_text(
+        "item,annotator,label\ng1,perfect,1\ng1,careless,0\nx,perfect,1\nx,careless,0\ny,perfect,1\ny,careless,1\n"
+    )
+    gold = tmp_path / "gold.csv"
+    gold.write_text("item,label\ng1,1\n")
+    assert main(["aggregate", str(labels)]) == 0
+    captured = capsys.readouterr()
+    assert "x,0,0.500000" in captured.out.splitlines()
+    assert "2 items tied, broken 2 by lower: g1, x" in captured.err
+    assert main(["aggregate", str(labels), "--tie-rule", "largest"]) == 0  # the old name of higher
+    assert "x,1,0.500000" in capsys.readouterr().out.splitlines()
+    assert main(["aggregate", str(labels), "--tie-rule", "gold_weighted", "--gold", str(gold)]) == 0
+    captured = capsys.readouterr()
+    assert "x,1,0.500000" in captured.out.splitlines()  # perfect was right on g1
+    assert "broken 2 by gold_weighted" in captured.err
+    assert main(["aggregate", str(labels), "--tie-rule", "gold_weighted"]) == 2
+    assert "needs --gold" in capsys.readouterr().err
