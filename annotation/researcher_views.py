@@ -26,6 +26,7 @@ from .forms import ProjectForm
 from .models import Judgement, Membership
 from .permissions import AuthenticatedHttpRequest, is_researcher, owned_project
 from .progress import project_progress_figures
+from .removal import record_active_setting
 
 
 def researcher_only(request: AuthenticatedHttpRequest) -> None:
@@ -60,9 +61,12 @@ def project_settings(request: AuthenticatedHttpRequest, project_id: int) -> Http
         for name in ProjectForm.FIXED_ONCE_JUDGED:
             form.fields[name].disabled = True
     old_k = project.assignments_per_task
+    was_active = project.active
     if request.method == "POST" and form.is_valid():
         form.save()
         messages.success(request, "Settings saved.")
+        if record_active_setting(project, request.user, was_active):
+            messages.info(request, "The project is now " + ("open again." if project.active else "archived."))
         changed = apply_k_to_items(project, old_k)
         if changed:
             messages.info(

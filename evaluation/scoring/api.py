@@ -54,7 +54,22 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["id", "tag", "group", "description", "pool_depth", "lines", "created_at", "download"]
+        fields = [
+            "id",
+            "tag",
+            "group",
+            "description",
+            "pool_depth",
+            "lines",
+            "created_at",
+            "withdrawn_at",
+            "download",
+        ]
+        extra_kwargs = {
+            "withdrawn_at": {
+                "help_text": "when it was withdrawn (kept, off the leaderboard); null if it is not"
+            }
+        }
 
     def get_download(self, run: Run) -> str:
         return reverse("run-trec-api", args=[run.project_id, run.pk], request=self.context.get("request"))

@@ -194,6 +194,8 @@ def leaderboard_page(request: AuthenticatedHttpRequest, project_id: int) -> Http
         return HttpResponseBadRequest("evaluation: must be an evaluation's number", content_type="text/plain")
     evaluation = chosen_evaluation(project, int(evaluation_id) if evaluation_id else None)
     context: dict = {"project": project, "evaluation": evaluation, "board": None}
+    if evaluation is not None:
+        context |= rescoring_after_withdrawal(evaluation)
     if evaluation is not None and evaluation.status == Evaluation.Status.DONE:
         try:
             options = BoardOptions.from_query(request.GET, available_measures(evaluation))
@@ -214,6 +216,22 @@ def leaderboard_page(request: AuthenticatedHttpRequest, project_id: int) -> Http
             "corrections": CORRECTIONS,
         }
     return render(request, "evaluation/leaderboard.html", context)
+
+
+def rescoring_after_withdrawal(evaluation: Evaluation) -> dict:
+    """Runs this evaluation scored that were withdrawn since, and the evaluation that scores the runs
+    without them (queued or running), for the leaderboard's notice."""
+    withdrawn = list(
+        evaluation.scores.filter(run__withdrawn_at__isnull=False)
+        .order_by("run__tag")
+        .values_list("run__tag", flat=True)
+    )
+    if not withdrawn:
+        return {}
+    pending = evaluation.project.evaluations.filter(
+        status__in=[Evaluation.Status.QUEUED, Evaluation.Status.RUNNING], created_at__gt=evaluation.created_at
+    ).first()
+    return {"withdrawn_runs": withdrawn, "rescoring": pending}
 
 
 def comparisons(evaluation: Evaluation) -> list[dict]:
