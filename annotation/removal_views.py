@@ -53,7 +53,8 @@ ROWS_PER_PAGE = 100
 def confirmation(
     request, project, change: Change, *, title: str, button: str, back: str, hidden=None, choices=None
 ):
-    """The confirmation page of a change: what will go, or why it cannot (answered 409, no button)."""
+    """The confirmation page of a change: what will go, or why it cannot (no button then; the page
+    answers 200 either way, as it says what to do, while a refused POST changes nothing and says why)."""
     return render(
         request,
         "annotation/confirm.html",
@@ -66,7 +67,6 @@ def confirmation(
             "hidden": hidden or [],
             "choices": choices,
         },
-        status=409 if change.refusal else 200,
     )
 
 
@@ -132,16 +132,23 @@ def _deletion_page(request, project_id: int, kind: str) -> HttpResponse:
     project = owned_project(request.user, project_id)
     source = request.POST if request.method == "POST" else request.GET
     back = reverse("topics-page" if kind == "topic" else "documents-page", args=[project.pk])
-    try:
-        ids = requested_ids(source.getlist("ids"), kind)
-    except Refused:
-        messages.error(request, f"Choose at least one {kind} to delete.")
-        return redirect(back)
     plan, delete = (
         (plan_topic_deletion, delete_topics)
         if kind == "topic"
         else (plan_document_deletion, delete_documents)
     )
+    try:
+        ids = requested_ids(source.getlist("ids"), kind)
+    except Refused:
+        action = (
+            ProjectEvent.Action.TOPICS_DELETED if kind == "topic" else ProjectEvent.Action.DOCUMENTS_DELETED
+        )
+        nothing = f"no {kind} was chosen: tick the {kind}s to delete on the {kind}s page first."
+        if request.method == "POST":
+            messages.error(request, f"Nothing was changed: {nothing}")
+            return redirect(back)
+        change = Change(action, nothing, refusal=nothing)
+        return confirmation(request, project, change, title=f"Delete {kind}s", button="", back=back)
     if request.method == "POST":
         return done_or_refused(request, lambda: delete(project, request.user, ids), back, back)
     return confirmation(

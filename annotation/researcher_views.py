@@ -110,8 +110,10 @@ def member_block(request: AuthenticatedHttpRequest, project_id: int, user_id: in
 def member_unblock(request: AuthenticatedHttpRequest, project_id: int, user_id: int) -> HttpResponse:
     project = owned_project(request.user, project_id)
     member = get_object_or_404(Membership, project=project, annotator_id=user_id)
+    was = member.status
     unblock_annotator(project, member.annotator)
-    messages.success(request, f"{member.annotator.username} may take tasks again.")
+    again = "" if was == Membership.Status.INACTIVE else " again"
+    messages.success(request, f"{member.annotator.username} may take tasks{again}.")
     return redirect("project-page", project_id=project.pk)
 
 
