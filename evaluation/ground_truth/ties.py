@@ -96,7 +96,8 @@ def rule_in_words(parameters: Mapping) -> str:
     rule = parameters.get("tie_rule")
     if rule is None:
         return "no tie rule (the method does not vote)"
-    said = dict(Project.TieRule.choices).get(rule) or {"smallest": "The lower label"}.get(rule, rule)
+    old_names = {"smallest": Project.TieRule.LOWER, "largest": Project.TieRule.HIGHER}
+    said = dict(Project.TieRule.choices).get(old_names.get(rule, rule), rule)
     if parameters.get("ties_meanwhile"):
         return f"{said}; the lower label until then"
     return said
@@ -118,13 +119,19 @@ def tie_report(
     the snapshot and its state), waiting ones first; None for a snapshot without votes (ratings)."""
     if snapshot is None or not project.has_labels:
         return None
-    rows = (
-        SnapshotLabel.objects.filter(snapshot=snapshot)
-        .exclude(tie="")
-        .select_related("task__topic", "task__document", "task__document_b")
-        .order_by("task__pool_rank", "task_id")
+    labels = SnapshotLabel.objects.filter(snapshot=snapshot).select_related(
+        "task__topic", "task__document", "task__document_b"
     )
-    counts = Counter(rows.values_list("tie", flat=True).order_by())
+    rows = list(labels.exclude(tie="").order_by("task__pool_rank", "task_id"))
+    if not rows and snapshot.agreement.get("ties"):
+        # Written before ties had states: every listed tie was broken by the snapshot's rule.
+        rows = list(
+            labels.filter(task_id__in=snapshot.agreement["ties"]).order_by("task__pool_rank", "task_id")
+        )
+        old_rule = {"largest": Project.TieRule.HIGHER}.get(snapshot.parameters.get("tie_rule"), MEANWHILE)
+        for row in rows:
+            row.tie = old_rule
+    counts = Counter(row.tie for row in rows)
     names = project.type.label_names(project.config)
     chosen = sorted(rows, key=lambda row: row.tie not in WAITING)  # stable: pool order within each
     if limit is not None:

@@ -67,3 +67,19 @@ def test_the_api_gives_the_same_tie_report_and_each_items_tie(researcher, tied):
     assert listed[d0.pk]["ground_truth"]["tie"] == "waiting_extra_annotator"
     assert listed[d0.pk]["referral_reason"] == "tie"
     assert listed[d2.pk]["ground_truth"]["tie"] is None
+
+
+def test_a_snapshot_written_before_ties_had_states_lists_its_ties_as_broken_by_the_lower_label(
+    client, researcher, tied
+):
+    project, d0, d1, _ = tied
+    snapshot = project.snapshots.get()
+    snapshot.labels.update(tie="")  # as the migration leaves the snapshots it finds
+    snapshot.parameters = {"tie_rule": "smallest"}
+    snapshot.agreement = snapshot.agreement | {"ties": [d0.pk]}
+    snapshot.save()
+    client.force_login(researcher)
+    page = client.get(reverse("agreement-report", args=[project.pk])).content.decode()
+    assert "Tie rule of version 1: <strong>The lower label (e.g. not relevant)</strong>" in page
+    assert "1 item was tied under the majority vote" in page and "1 broken by the lower label" in page
+    assert reverse("item-page", args=[project.pk, d0.pk]) in page
