@@ -160,7 +160,9 @@ class ProjectForm(forms.ModelForm):
         for name, type_name in self.TYPE_FIELDS.items():
             self.fields[name].widget.attrs["data-for-type"] = type_name
         # Left empty, the project's save chooses the rule by k (``default_tie_rule``), and says so.
-        self.fields["tie_rule"].choices = [("", TIE_RULE_BY_K), *Project.TieRule.choices]
+        tie_rule = self.fields["tie_rule"]
+        assert isinstance(tie_rule, forms.ChoiceField)  # the model field's choices make it one
+        tie_rule.choices = [("", TIE_RULE_BY_K), *Project.TieRule.choices]
         self.fields["tie_rule"].label = "Tie rule (majority vote)"
         # The model's constraint says it too, but only as an error of the whole form.
         k = self.fields["assignments_per_task"]

@@ -251,10 +251,11 @@ class Project(models.Model):
         """Where tied items are referred (an ``AdjudicatedBy``), or None if the tie rule breaks them."""
         if not self.votes_by_majority:
             return None
-        return {
+        routes: dict[str, str] = {
             Project.TieRule.EXTRA_ANNOTATOR: AdjudicatedBy.EXTRA_ASSESSOR,
             Project.TieRule.RESEARCHER: AdjudicatedBy.RESEARCHER,
-        }.get(self.tie_rule)
+        }
+        return routes.get(self.tie_rule)
 
     @property
     def vote_tie_rule(self) -> str:
@@ -326,13 +327,16 @@ def even_k_warning(k: int, method: str, tie_rule: str) -> str | None:
     if k % 2 or method != Project.GroundTruthMethod.MAJORITY:
         return None
     rule = tie_rule or default_tie_rule(k)
-    fate = {
+    fates: dict[str, str] = {
         Project.TieRule.EXTRA_ANNOTATOR: "each goes to one more annotator (so it needs k + 1 annotators)",
         Project.TieRule.RESEARCHER: "each waits for you to settle it on its item page",
         Project.TieRule.LOWER: "each gets the lower label",
         Project.TieRule.HIGHER: "each gets the higher label",
         Project.TieRule.GOLD_WEIGHTED: "each gets the label of the annotators with the better gold accuracy",
-    }[rule]
+    }
+    fate = fates.get(rule)
+    if fate is None:  # a rule the form or API is refusing anyway
+        return None
     split = f"{k // 2}–{k // 2}"
     return (
         f"k = {k} is even: under majority vote a {split} split is a tie, and {fate}. "

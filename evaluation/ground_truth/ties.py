@@ -151,7 +151,7 @@ def tie_report(
                 "title": str(row.task.title),
                 "ids": str(row.task),
                 "label": row.label,
-                "label_name": str(names.get(row.label, row.label)),
+                "label_name": str(names.get(row.label, row.label)) if row.label is not None else "—",
                 "state": row.tie,
                 "in_words": describe_state(row.tie),
             }

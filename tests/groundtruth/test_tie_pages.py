@@ -72,7 +72,7 @@ def test_the_api_gives_the_same_tie_report_and_each_items_tie(researcher, tied):
 def test_a_snapshot_written_before_ties_had_states_lists_its_ties_as_broken_by_the_lower_label(
     client, researcher, tied
 ):
-    project, d0, d1, _ = tied
+    project, d0, _, _ = tied
     snapshot = project.snapshots.get()
     snapshot.labels.update(tie="")  # as the migration leaves the snapshots it finds
     snapshot.parameters = {"tie_rule": "smallest"}
