@@ -11,7 +11,7 @@ import csv
 import sys
 from collections import Counter
 
-from cranfield.cli import CommandError
+from cranfield.cli import CommandError, notice
 
 # annotation.crowd.methods' names, written out so that --help imports nothing (a test keeps them equal).
 METHODS = (
@@ -92,7 +92,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
     writer.writerow(["item", "label", "confidence"])
     writer.writerows((item, label, f"{result.confidence[item]:.6f}") for item, label in result.labels.items())
     if result.ties:
-        print(describe_ties(result.ties, result.tie_breaks), file=sys.stderr)
+        notice("aggregate", describe_ties(result.ties, result.tie_breaks))
     return 0
 
 
