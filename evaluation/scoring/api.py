@@ -290,6 +290,11 @@ class LeaderboardView(APIView):
                 },
                 status=status.HTTP_409_CONFLICT,
             )
+        if not evaluation.run_count:
+            return Response(
+                {"runs": ["the evaluation scored no run: every run was withdrawn or deleted"]},
+                status=status.HTTP_409_CONFLICT,
+            )
         # ?as=, else what the client accepts (text/csv: csv, text/plain: trec_eval's layout), else JSON.
         accepted = {"csv": "csv", "txt": "trec"}.get(request.accepted_renderer.format, "json")
         layout = request.query_params.get("as") or accepted

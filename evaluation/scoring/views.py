@@ -196,7 +196,9 @@ def leaderboard_page(request: AuthenticatedHttpRequest, project_id: int) -> Http
     context: dict = {"project": project, "evaluation": evaluation, "board": None}
     if evaluation is not None:
         context |= rescoring_after_withdrawal(evaluation)
-    if evaluation is not None and evaluation.status == Evaluation.Status.DONE:
+    if evaluation is not None and evaluation.status == Evaluation.Status.DONE and not evaluation.run_count:
+        context["no_runs"] = True  # every run withdrawn or deleted: nothing to rank
+    elif evaluation is not None and evaluation.status == Evaluation.Status.DONE:
         try:
             options = BoardOptions.from_query(request.GET, available_measures(evaluation))
         except BoardError as error:
@@ -252,7 +254,9 @@ def leaderboard_download(
     """The leaderboard as CSV or JSON (with the query's measures and test), or every run's measures
     in trec_eval's text layout (``txt``; ``?q=1`` adds each topic, as ``trec_eval -q``)."""
     project = owned_project(request.user, project_id)
-    evaluation = get_object_or_404(project.evaluations, pk=evaluation_id, status=Evaluation.Status.DONE)
+    evaluation = get_object_or_404(
+        project.evaluations, pk=evaluation_id, status=Evaluation.Status.DONE, run_count__gt=0
+    )
     if fmt not in DOWNLOADS:
         raise Http404("the leaderboard downloads as .csv, .json or .txt")
     name = f"project{project.pk}-evaluation{evaluation.pk}"

@@ -218,3 +218,25 @@ def test_the_run_pages_offer_each_way_and_the_confirmation_lets_the_researcher_c
     assert not pairs(project) & ONLY_RUN_B and not Run.objects.filter(pk=run_b.pk).exists()
     history = client.get(reverse("events-page", args=[project.pk])).content.decode()
     assert "Run deleted" in history and "Delete run “runB” and its 3 lines" in history
+
+
+def test_withdrawing_every_run_leaves_a_leaderboard_that_says_so(
+    client, researcher, scored, django_capture_on_commit_callbacks
+):
+    project = scored.project
+    client.force_login(researcher)
+    for run in project.runs.all():
+        with django_capture_on_commit_callbacks(execute=True):
+            client.post(reverse("run-withdraw", args=[project.pk, run.pk]))
+        embedded.run_queued()
+    newest = Evaluation.objects.filter(project=project).order_by("-pk").first()
+    assert newest.status == Evaluation.Status.DONE and newest.run_count == 0
+    page = client.get(reverse("leaderboard", args=[project.pk]))
+    assert (
+        page.status_code == 200
+        and "scored no run: every run of the project is withdrawn" in page.content.decode()
+    )
+    board = api(researcher).get(reverse("leaderboard-api", args=[project.pk, newest.pk]))
+    assert board.status_code == 409 and "scored no run" in board.json()["runs"][0]
+    download = reverse("leaderboard-download", args=[project.pk, newest.pk, "csv"])
+    assert client.get(download).status_code == 404
