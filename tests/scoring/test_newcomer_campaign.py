@@ -87,7 +87,7 @@ def test_ties_go_to_a_third_annotator_and_a_withdrawn_run_leaves_the_leaderboard
     embedded.run_queued()
     agreement = client.get(reverse("agreement-report", args=[project.pk])).content.decode()
     waiting = split.count()
-    assert f"{waiting} still wait{'s' if waiting == 1 else ''}, labelled with the lower label" in agreement
+    assert f"{waiting} waiting for one more annotator (the lower label meanwhile)" in agreement
     for task in split:
         assert reverse("item-page", args=[project.pk, task.pk]) in agreement
 
@@ -100,7 +100,7 @@ def test_ties_go_to_a_third_annotator_and_a_withdrawn_run_leaves_the_leaderboard
         embedded.run_queued()
     embedded.run_queued()
     agreement = client.get(reverse("agreement-report", args=[project.pk])).content.decode()
-    assert f"{waiting} settled by one more annotator" in agreement and "still wait" not in agreement
+    assert f"{waiting} settled by one more annotator" in agreement and "waiting for" not in agreement
 
     board = client.get(reverse("leaderboard", args=[project.pk])).content.decode()
     assert ">good</a>" in board and ">weak</a>" in board
