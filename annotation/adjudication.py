@@ -6,7 +6,10 @@ researcher's decision by hand.
    the project's rule (``annotation.crowd.adjudication``), the item is *referred* instead of
    completed: to one more assessor — its required judgements go up by one, so the engine serves it
    to an annotator who has never had it (once per item) — or to a researcher, who settles it on
-   the item page. A rule changed later is applied to the items already judged (``apply_rule``).
+   the item page. Under majority vote a *tied* item is referred the same way when the project's
+   tie rule says so (``Project.tie_rule``: one more annotator, or the researcher), whatever the
+   adjudication rule; the task records why (``Task.referral_reason``). A rule changed later is
+   applied to the items already judged (``apply_rule``).
 2. **By hand.** The project's owner settles any judged item of a label project (``settle``): an
    ``Adjudication`` row, never overwritten (the newest is in force; one without a label withdraws
    the decision). The next ground-truth snapshot takes its label instead of the aggregate and says
@@ -26,14 +29,20 @@ from django.db.models import Count, F
 from django.utils import timezone
 
 from .counts import forget_task_facts
-from .crowd.adjudication import disputed_items
+from .crowd.adjudication import DISPUTED, TIE, referrals
 from .models import AdjudicatedBy, Adjudication, Judgement, Project, Task
 from .signals import announce_judgements_changed
 from .task_types import AnswerError
 
 NOTE_MAX_CHARS = 2000
 # The project's settings that make up its rule: a change to any of them is applied by ``apply_rule``.
-RULE_SETTINGS = ("adjudication_rule", "adjudication_threshold", "adjudicated_by")
+RULE_SETTINGS = (
+    "adjudication_rule",
+    "adjudication_threshold",
+    "adjudicated_by",
+    "tie_rule",
+    "ground_truth_method",
+)
 
 
 class AdjudicationError(Exception):
@@ -47,26 +56,47 @@ def rule_applies(project: Project) -> bool:
     return project.has_labels and project.adjudication_rule != Project.AdjudicationRule.OFF
 
 
-def disputed_tasks(project: Project, task_ids: Collection[int] | None = None) -> set[int]:
-    """The project's items (or those of ``task_ids``) whose current labels are disputed by its rule."""
-    if not rule_applies(project):
-        return set()
+def refers_anything(project: Project) -> bool:
+    """Does the project refer items at all: by its adjudication rule, or its ties by its tie rule?"""
+    return rule_applies(project) or project.tie_route is not None
+
+
+def referrals_of(project: Project, task_ids: Collection[int] | None = None) -> dict[int, str]:
+    """The project's items (or those of ``task_ids``) to refer by their current labels, each with why
+    (``Task.ReferralReason``): disputed under its adjudication rule, or tied when its tie rule
+    refers ties (majority vote only)."""
+    if not refers_anything(project):
+        return {}
     judgements = Judgement.objects.filter(project=project, task__kind=Task.Kind.ITEM)
     if task_ids is not None:
         judgements = judgements.filter(task_id__in=task_ids)
     labels = judgements.order_by().values_list("task_id", "label")
-    return disputed_items(labels, project.adjudication_rule, project.adjudication_threshold)
+    rule = project.adjudication_rule if project.has_labels else Project.AdjudicationRule.OFF
+    return referrals(labels, rule, project.adjudication_threshold, refer_ties=project.tie_route is not None)
+
+
+def disputed_tasks(project: Project, task_ids: Collection[int] | None = None) -> set[int]:
+    """The project's items (or those of ``task_ids``) whose current labels are disputed by its rule."""
+    return {task for task, reason in referrals_of(project, task_ids).items() if reason == DISPUTED}
+
+
+def route_of(project: Project, reason: str) -> str:
+    """Where an item referred for ``reason`` goes: disputed items where the adjudication rule sends
+    them, ties where the tie rule does."""
+    if reason == TIE:
+        return project.tie_route or project.adjudicated_by
+    return project.adjudicated_by
 
 
 def close_or_refer(project: Project, task_ids: Collection[int]) -> set[int]:
-    """Complete each of these items that has its required judgements, or refer it by the rule;
+    """Complete each of these items that has its required judgements, or refer it by the rules;
     returns the items referred.
 
     Locks the tasks' rows (in id order, so that callers locking several never deadlock) before
     counting: two last judgements stored at once must not both miss the other's row under READ
     COMMITTED and leave the item open forever. An item is referred once: the first time it has
-    its judgements and they are disputed (unless a researcher has settled it already); after its
-    extra judgement it completes whatever it says.
+    its judgements and they are disputed or tied (unless a researcher has settled it already);
+    after its extra judgement it completes whatever it says.
     """
     list(
         Task.objects.select_for_update(of=("self",))
@@ -84,55 +114,67 @@ def close_or_refer(project: Project, task_ids: Collection[int]) -> set[int]:
     if not reached:
         return set()
     fresh = [task for task, referred in reached.items() if not referred]
-    refer = disputed_tasks(project, fresh) if fresh else set()
-    if refer:  # a researcher has decided these already: no one else needs to
-        refer -= set(decisions_in_force(project, refer))
+    reasons = referrals_of(project, fresh) if fresh else {}
+    for task in decisions_in_force(project, reasons) if reasons else ():
+        del reasons[task]  # a researcher has decided these already: no one else needs to
     now = timezone.now()
-    if refer and project.adjudicated_by == AdjudicatedBy.EXTRA_ASSESSOR:
-        Task.objects.filter(pk__in=refer).update(
-            required_judgements=F("required_judgements") + 1,
-            referred_to=AdjudicatedBy.EXTRA_ASSESSOR,
-            referred_at=now,
-            completed=False,
-        )
-    elif refer:
-        Task.objects.filter(pk__in=refer).update(
-            referred_to=AdjudicatedBy.RESEARCHER, referred_at=now, completed=True
-        )
-    Task.objects.filter(pk__in=set(reached) - refer, completed=False).update(completed=True)
-    return refer
+    for reason in (DISPUTED, TIE):
+        refer = [task for task, why in reasons.items() if why == reason]
+        if refer and route_of(project, reason) == AdjudicatedBy.EXTRA_ASSESSOR:
+            Task.objects.filter(pk__in=refer).update(
+                required_judgements=F("required_judgements") + 1,
+                referred_to=AdjudicatedBy.EXTRA_ASSESSOR,
+                referral_reason=reason,
+                referred_at=now,
+                completed=False,
+            )
+        elif refer:
+            Task.objects.filter(pk__in=refer).update(
+                referred_to=AdjudicatedBy.RESEARCHER, referral_reason=reason, referred_at=now, completed=True
+            )
+    Task.objects.filter(pk__in=set(reached) - set(reasons), completed=False).update(completed=True)
+    return set(reasons)
 
 
 def apply_rule(project: Project) -> dict[str, int]:
-    """Bring the items already judged in line with the project's (changed) rule; returns counts.
+    """Bring the items already judged in line with the project's (changed) rules; returns counts.
 
-    1. Referrals the rule no longer makes are withdrawn where nobody has acted on them yet: an item
-       waiting for its extra assessor with the extra slot still free needs one judgement fewer
-       again and is complete; an item left for a researcher is no longer marked. An extra
-       judgement already given, or leased, stays (so does any decision by hand).
-    2. Complete items not yet referred whose judgements the rule disputes are referred, as if
-       their last judgement had just arrived (``close_or_refer``).
+    1. Referrals the rules no longer make — or make for another reason, or to another place — are
+       withdrawn where nobody has acted on them yet: an item waiting for its extra assessor with
+       the extra slot still free needs one judgement fewer again and is complete; an item left
+       for a researcher is no longer marked. An extra judgement already given, or leased, stays
+       (so does any decision by hand).
+    2. Complete items not yet referred that the rules refer are referred, as if their last
+       judgement had just arrived (``close_or_refer``).
     """
     with transaction.atomic():
-        disputed = disputed_tasks(project)  # none when the rule is off
+        wanted = referrals_of(project)  # none when neither rule refers anything
         items = Task.objects.filter(project=project, kind=Task.Kind.ITEM)
-        wanted = project.adjudicated_by if rule_applies(project) else ""
-        withdrawn = sum(
-            _withdraw(items, route, keep=disputed if route == wanted else set()) for route in AdjudicatedBy
-        )
+        withdrawn = 0
+        for route in AdjudicatedBy:
+            for reason in (DISPUTED, TIE):
+                keep = {
+                    task for task, why in wanted.items() if why == reason and route_of(project, why) == route
+                }
+                withdrawn += _withdraw(items.filter(referral_reason__in=_reasons_stored(reason)), route, keep)
         candidates = list(
-            items.filter(pk__in=disputed, completed=True, referred_to="").values_list("pk", flat=True)
+            items.filter(pk__in=list(wanted), completed=True, referred_to="").values_list("pk", flat=True)
         )
         referred = close_or_refer(project, candidates)
         forget_task_facts(project.pk)
     return {"referred": len(referred), "withdrawn": withdrawn}
 
 
+def _reasons_stored(reason: str) -> list[str]:
+    # Referrals made before reasons were recorded were all by the adjudication rule.
+    return [reason, ""] if reason == DISPUTED else [reason]
+
+
 def describe_rule_change(outcome: dict[str, int]) -> str:
     """What ``apply_rule`` did, in words for the settings page."""
     referred, withdrawn = outcome["referred"], outcome["withdrawn"]
     return (
-        f"Adjudication rule applied to the items already judged: {referred} disputed "
+        f"Adjudication and tie rules applied to the items already judged: {referred} disputed or tied "
         f"item{'s' if referred != 1 else ''} referred, {withdrawn} referral{'s' if withdrawn != 1 else ''} "
         "withdrawn."
     )
@@ -144,9 +186,13 @@ def _withdraw(items, route: str, keep: set[int]) -> int:
     if route == AdjudicatedBy.EXTRA_ASSESSOR:
         # The extra slot is free (no judgement, no lease): the item is back to its k, all judged.
         return referred.filter(completed=False, slots_taken__lt=F("required_judgements")).update(
-            required_judgements=F("required_judgements") - 1, referred_to="", referred_at=None, completed=True
+            required_judgements=F("required_judgements") - 1,
+            referred_to="",
+            referral_reason="",
+            referred_at=None,
+            completed=True,
         )
-    return referred.update(referred_to="", referred_at=None)
+    return referred.update(referred_to="", referral_reason="", referred_at=None)
 
 
 # -- by hand -------------------------------------------------------------------------------------

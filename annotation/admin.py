@@ -7,6 +7,7 @@ from .models import (
     JudgementRevision,
     Membership,
     Project,
+    ProjectEvent,
     QualificationAttempt,
     Task,
     Topic,
@@ -27,6 +28,7 @@ class ProjectAdmin(admin.ModelAdmin):
         "owner",
         "task_type",
         "assignments_per_task",
+        "tie_rule",
         "serve_order",
         "active",
         "created_at",
@@ -102,3 +104,18 @@ class QualificationAttemptAdmin(admin.ModelAdmin):
     list_display = ["annotator", "project", "correct", "total", "passed", "created_at"]
     list_filter = ["passed", "project"]
     raw_id_fields = ["annotator"]
+
+
+@admin.register(ProjectEvent)
+class ProjectEventAdmin(admin.ModelAdmin):
+    """A project's history, read only: it records what was done and is never edited."""
+
+    list_display = ["created_at", "project", "action", "actor", "summary"]
+    list_filter = ["action", "project"]
+    readonly_fields = ["project", "actor", "action", "summary", "details", "created_at"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -18,6 +18,7 @@ from .downloads import judgements_response
 from .models import Judgement, Project
 from .permissions import IsResearcher
 from .progress import project_progress_figures
+from .removal import record_active_setting, set_archived
 from .serializers import ProjectSerializer
 
 # Settings that change what a judgement means: fixed once anything is judged (as on the settings page).
@@ -61,6 +62,7 @@ class ProjectViewSet(
                 {changed[0]: ["cannot change once items are judged: it changes what the judgements mean"]}
             )
         old_k = project.assignments_per_task
+        was_active = project.active
         rule_changed = any(
             name in serializer.validated_data and serializer.validated_data[name] != getattr(project, name)
             for name in RULE_SETTINGS
@@ -68,13 +70,15 @@ class ProjectViewSet(
         apply_k_to_items(serializer.save(), old_k)
         if rule_changed:  # referred or withdrawn at once, as on the settings page
             apply_rule(serializer.instance)
+        record_active_setting(serializer.instance, self.request.user, was_active)  # archived: in the history
 
     @extend_schema(responses={204: None})
     def destroy(self, request: Request, *args, **kwargs) -> Response:
-        """Archive the project: it stops serving tasks and keeps everything (nothing is deleted)."""
+        """Archive the project: it stops serving tasks and keeps everything (nothing is deleted), as
+        ``POST /api/projects/{id}/archive/`` does (which also answers what it did, or a dry run)."""
         project = self.get_object()
-        project.active = False
-        project.save(update_fields=["active"])
+        if project.active:
+            set_archived(project, request.user, archived=True)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(

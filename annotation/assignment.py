@@ -120,6 +120,8 @@ def work_refusal(project: Project, annotator, member: Membership | None = None) 
         return "This project is closed."
     if member.blocked:
         return "You can no longer take tasks in this project."
+    if member.inactive:
+        return "Your place in this project is not active yet: the researcher who runs it can activate it."
     if member.qualified_at is None and needs_qualification(project):
         return "Pass the qualification test before judging in this project."
     return None

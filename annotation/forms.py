@@ -7,12 +7,13 @@ from django.contrib.auth import get_user_model
 from django.core.validators import MinValueValidator
 
 from .coverage import HOW_TO_BRING_IN, eligible_among, k_problem
-from .models import Project
+from .models import Project, even_k_warning
 from .task_types import AnswerError, task_type
 
 DEFAULT_LEVELS = "0: Not relevant\n1: Partly relevant\n2: Relevant\n3: Highly relevant"
 DEFAULT_DIMENSIONS = "quality, coherence, diversity, importance"
 DEFAULT_ANCHORS = "1: very poor\n5: excellent"
+TIE_RULE_BY_K = "Chosen by k: one more annotator when k is even, the lower label when odd"
 
 
 def parse_levels(text: str) -> list[dict]:
@@ -103,7 +104,7 @@ class ProjectForm(forms.ModelForm):
         }
 
     # Added after the form's first clients: one that does not send them keeps what the project has.
-    OPTIONAL = ("adjudication_rule", "adjudication_threshold", "adjudicated_by")
+    OPTIONAL = ("adjudication_rule", "adjudication_threshold", "adjudicated_by", "tie_rule")
     # The page shows the fields in these groups, in this order; the last is folded away unless one of
     # its fields has an error. A field left out of every group would not be shown: a test holds the
     # groups to the form's fields.
@@ -128,6 +129,7 @@ class ProjectForm(forms.ModelForm):
                 "adjudication_rule",
                 "adjudication_threshold",
                 "adjudicated_by",
+                "tie_rule",
             ),
         ),
         (
@@ -157,6 +159,11 @@ class ProjectForm(forms.ModelForm):
             self.fields[name].required = False
         for name, type_name in self.TYPE_FIELDS.items():
             self.fields[name].widget.attrs["data-for-type"] = type_name
+        # Left empty, the project's save chooses the rule by k (``default_tie_rule``), and says so.
+        tie_rule = self.fields["tie_rule"]
+        assert isinstance(tie_rule, forms.ChoiceField)  # the model field's choices make it one
+        tie_rule.choices = [("", TIE_RULE_BY_K), *Project.TieRule.choices]
+        self.fields["tie_rule"].label = "Tie rule (majority vote)"
         # The model's constraint says it too, but only as an error of the whole form.
         k = self.fields["assignments_per_task"]
         k.validators.append(MinValueValidator(1))
@@ -169,6 +176,23 @@ class ProjectForm(forms.ModelForm):
             self.initial["annotator_usernames"] = ", ".join(
                 project.annotators.order_by("username").values_list("username", flat=True)
             )
+
+    @property
+    def warnings(self) -> list[str]:
+        """What to think about before saving (shown above the form, never refusing it): an even k
+        under majority vote, from the values being submitted or, unbound, from the project's."""
+        if self.is_bound:
+            k = self.data.get("assignments_per_task")
+            method = self.data.get("ground_truth_method") or Project.GroundTruthMethod.MAJORITY
+            rule = self.data.get("tie_rule") or ""
+        else:
+            project = self.instance
+            k, method, rule = project.assignments_per_task, project.ground_truth_method, project.tie_rule
+        try:
+            warning = even_k_warning(int(k or 0), method, rule)
+        except (TypeError, ValueError):  # a k that is no number has its own error
+            return []
+        return [warning] if warning and int(k or 0) > 0 else []
 
     def fieldsets(self) -> list[dict]:
         """The groups of the page: legend, bound fields, whether folded, whether any field erred."""

@@ -112,7 +112,7 @@ class Project(models.Model):
     )
 
     class GroundTruthMethod(models.TextChoices):
-        MAJORITY = "majority", "Majority vote (ties: smallest label)"
+        MAJORITY = "majority", "Majority vote (ties: the tie rule)"
         DAWID_SKENE = "dawid-skene", "Dawid–Skene"
         GOLD_WEIGHTED = "gold-weighted", "Vote weighted by accuracy on gold items"
         ONE_COIN_DAWID_SKENE = "one-coin-dawid-skene", "One-coin Dawid–Skene"
@@ -151,6 +151,24 @@ class Project(models.Model):
         help_text="Where disputed items go: to one more annotator who has not judged them (once per item), "
         "or to you, to settle on the item page.",
     )
+
+    class TieRule(models.TextChoices):
+        # How majority vote settles a tie (a 1–1 split with k = 2): referred like a disputed item
+        # (annotation.adjudication), or broken at once by annotation.crowd.aggregation's rules.
+        EXTRA_ANNOTATOR = "extra_annotator", "Refer it to one more annotator"
+        RESEARCHER = "researcher", "Refer it to you, to settle on the item page"
+        LOWER = "lower", "The lower label (e.g. not relevant)"
+        HIGHER = "higher", "The higher label (e.g. relevant)"
+        GOLD_WEIGHTED = "gold_weighted", "The label of the annotators with the better gold accuracy"
+
+    tie_rule = models.CharField(
+        max_length=20,
+        choices=TieRule.choices,
+        blank=True,
+        default="",
+        help_text="Majority vote: what happens to an item whose labels tie. Left empty, it is chosen "
+        "by k when the project is saved: one more annotator when k is even, the lower label when odd.",
+    )
     active = models.BooleanField(default=True)
     # Sign-up with a project code (annotation.accounts): anyone who has the code may create an account
     # and join while sign-up is enabled. Not a setting of the form or API: it is shown, switched and
@@ -186,6 +204,13 @@ class Project(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args, **kwargs) -> None:
+        if not self.tie_rule:  # a rule nobody chose is chosen by k, visibly, once
+            self.tie_rule = default_tie_rule(self.assignments_per_task)
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "tie_rule"}
+        super().save(*args, **kwargs)
+
     @property
     def assignment_lease(self) -> timedelta:
         return timedelta(minutes=self.assignment_minutes)
@@ -211,9 +236,39 @@ class Project(models.Model):
         "adjudication_rule",
         "adjudication_threshold",
         "adjudicated_by",
+        "tie_rule",
         "one_key_answers",
         "active",
     )
+
+    @property
+    def votes_by_majority(self) -> bool:
+        """Is the ground truth a majority vote of labels (so its ties follow ``tie_rule``)?"""
+        return self.has_labels and self.ground_truth_method == Project.GroundTruthMethod.MAJORITY
+
+    @property
+    def tie_route(self) -> str | None:
+        """Where tied items are referred (an ``AdjudicatedBy``), or None if the tie rule breaks them."""
+        if not self.votes_by_majority:
+            return None
+        routes: dict[str, str] = {
+            Project.TieRule.EXTRA_ANNOTATOR: AdjudicatedBy.EXTRA_ASSESSOR,
+            Project.TieRule.RESEARCHER: AdjudicatedBy.RESEARCHER,
+        }
+        return routes.get(self.tie_rule)
+
+    @property
+    def vote_tie_rule(self) -> str:
+        """The tie-break of ``annotation.crowd.aggregation.majority_vote`` this project's snapshots use:
+        its rule, or ``lower`` for a rule that refers ties (their label until they are settled)."""
+        if self.tie_rule in (Project.TieRule.HIGHER, Project.TieRule.GOLD_WEIGHTED):
+            return self.tie_rule
+        return Project.TieRule.LOWER
+
+    @property
+    def even_k_warning(self) -> str | None:
+        """What to know when k is even under majority vote (a warning, not a refusal), or None."""
+        return even_k_warning(self.assignments_per_task, self.ground_truth_method, self.tie_rule)
 
     @property
     def type(self) -> task_types.TaskType:
@@ -261,6 +316,34 @@ class Project(models.Model):
             raise ValidationError({"config": str(error)}) from error
 
 
+def default_tie_rule(k: int) -> str:
+    """The tie rule of a project whose researcher chose none: with an even k a split vote is likely
+    (1–1 with k = 2), and one more annotator settles it; with an odd k binary votes cannot tie."""
+    return Project.TieRule.EXTRA_ANNOTATOR if k % 2 == 0 else Project.TieRule.LOWER
+
+
+def even_k_warning(k: int, method: str, tie_rule: str) -> str | None:
+    """Why an even k under majority vote deserves a thought (shown by the form and the API), or None."""
+    if k % 2 or method != Project.GroundTruthMethod.MAJORITY:
+        return None
+    rule = tie_rule or default_tie_rule(k)
+    fates: dict[str, str] = {
+        Project.TieRule.EXTRA_ANNOTATOR: "each goes to one more annotator (so it needs k + 1 annotators)",
+        Project.TieRule.RESEARCHER: "each waits for you to settle it on its item page",
+        Project.TieRule.LOWER: "each gets the lower label",
+        Project.TieRule.HIGHER: "each gets the higher label",
+        Project.TieRule.GOLD_WEIGHTED: "each gets the label of the annotators with the better gold accuracy",
+    }
+    fate = fates.get(rule)
+    if fate is None:  # a rule the form or API is refusing anyway
+        return None
+    split = f"{k // 2}–{k // 2}"
+    return (
+        f"k = {k} is even: under majority vote a {split} split is a tie, and {fate}. "
+        "An odd k avoids most ties; the tie rule says what happens to the rest."
+    )
+
+
 class Membership(models.Model):
     """An annotator in a project: how they came in, whether they passed the qualification and whether
     they are blocked."""
@@ -268,6 +351,9 @@ class Membership(models.Model):
     class Status(models.TextChoices):
         ACTIVE = "active", "Active"
         BLOCKED = "blocked", "Blocked"
+        # A member on record who may not take tasks until the researcher activates them (the
+        # annotators of an imported bundle): unlike blocking, their judgements stay in the ground truth.
+        INACTIVE = "inactive", "Inactive"
 
     class JoinedVia(models.TextChoices):
         ADDED = "added", "Added by username"
@@ -300,6 +386,10 @@ class Membership(models.Model):
     @property
     def blocked(self) -> bool:
         return self.status == self.Status.BLOCKED
+
+    @property
+    def inactive(self) -> bool:
+        return self.status == self.Status.INACTIVE
 
 
 class Invitation(models.Model):
@@ -453,6 +543,12 @@ class Task(models.Model):
     # a researcher. How a researcher settled it is in ``Adjudication``, whether referred or not.
     referred_to = models.CharField(max_length=20, choices=AdjudicatedBy.choices, blank=True, default="")
     referred_at = models.DateTimeField(null=True, blank=True)
+
+    class ReferralReason(models.TextChoices):
+        DISPUTED = "disputed", "Disputed under the adjudication rule"
+        TIE = "tie", "Its vote was tied"
+
+    referral_reason = models.CharField(max_length=10, choices=ReferralReason.choices, blank=True, default="")
 
     class Meta:
         ordering = ["project", "pool_rank", "id"]
@@ -655,3 +751,35 @@ class QualificationAttempt(models.Model):
     @property
     def score(self) -> float:
         return self.correct / self.total if self.total else 0.0
+
+
+class ProjectEvent(models.Model):
+    """One entry of a project's history: who did what, when, to what (runs withdrawn or deleted,
+    topics and documents deleted, the project archived, a lease released…). Written in the same
+    transaction as the change it records, never edited."""
+
+    class Action(models.TextChoices):
+        RUN_WITHDRAWN = "run_withdrawn", "Run withdrawn"
+        RUN_REINSTATED = "run_reinstated", "Run reinstated"
+        RUN_DELETED = "run_deleted", "Run deleted"
+        TOPICS_DELETED = "topics_deleted", "Topics deleted"
+        DOCUMENTS_DELETED = "documents_deleted", "Documents deleted"
+        PROJECT_ARCHIVED = "project_archived", "Project archived"
+        PROJECT_UNARCHIVED = "project_unarchived", "Project unarchived"
+        LEASE_RELEASED = "lease_released", "Lease released"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    action = models.CharField(max_length=30, choices=Action.choices)
+    summary = models.TextField(help_text="What happened, in words (as the confirmation said it).")
+    details = models.JSONField(default=dict, blank=True, help_text="Names and counts of what changed.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "-created_at"], name="project_event_newest")]
+
+    def __str__(self) -> str:
+        return f"{self.project}: {self.get_action_display()} ({self.created_at:%Y-%m-%d %H:%M})"

@@ -26,6 +26,7 @@ from .forms import ProjectForm
 from .models import Judgement, Membership
 from .permissions import AuthenticatedHttpRequest, is_researcher, owned_project
 from .progress import project_progress_figures
+from .removal import record_active_setting
 
 
 def researcher_only(request: AuthenticatedHttpRequest) -> None:
@@ -44,6 +45,7 @@ def project_new(request: AuthenticatedHttpRequest) -> HttpResponse:
         project = form.save()
         messages.success(request, f"Project “{project.name}” created. Now import what is to be judged.")
         warn_about_coverage(request, project)
+        warn_about_ties(request, project)
         return redirect("project-import", project_id=project.pk)
     return render(request, "annotation/project_form.html", {"form": form, "project": None})
 
@@ -59,9 +61,12 @@ def project_settings(request: AuthenticatedHttpRequest, project_id: int) -> Http
         for name in ProjectForm.FIXED_ONCE_JUDGED:
             form.fields[name].disabled = True
     old_k = project.assignments_per_task
+    was_active = project.active
     if request.method == "POST" and form.is_valid():
         form.save()
         messages.success(request, "Settings saved.")
+        if record_active_setting(project, request.user, was_active):
+            messages.info(request, "The project is now " + ("open again." if project.active else "archived."))
         changed = apply_k_to_items(project, old_k)
         if changed:
             messages.info(
@@ -70,6 +75,7 @@ def project_settings(request: AuthenticatedHttpRequest, project_id: int) -> Http
                 f"k = {old_k} (items whose k was set on their own keep it).",
             )
         warn_about_coverage(request, project)
+        warn_about_ties(request, project)
         if set(RULE_SETTINGS) & set(form.changed_data):
             messages.info(request, describe_rule_change(apply_rule(project)))
         return redirect("project-page", project_id=project.pk)
@@ -104,8 +110,10 @@ def member_block(request: AuthenticatedHttpRequest, project_id: int, user_id: in
 def member_unblock(request: AuthenticatedHttpRequest, project_id: int, user_id: int) -> HttpResponse:
     project = owned_project(request.user, project_id)
     member = get_object_or_404(Membership, project=project, annotator_id=user_id)
+    was = member.status
     unblock_annotator(project, member.annotator)
-    messages.success(request, f"{member.annotator.username} may take tasks again.")
+    again = "" if was == Membership.Status.INACTIVE else " again"
+    messages.success(request, f"{member.annotator.username} may take tasks{again}.")
     return redirect("project-page", project_id=project.pk)
 
 
@@ -140,6 +148,12 @@ def lower_k(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
     else:
         messages.info(request, "No item's k could be lowered: bring in more annotators instead.")
     return redirect("project-page", project_id=project.pk)
+
+
+def warn_about_ties(request: AuthenticatedHttpRequest, project) -> None:
+    """Say what becomes of ties when k is even under majority vote (the API answers it as a warning)."""
+    if project.even_k_warning:
+        messages.warning(request, project.even_k_warning)
 
 
 def warn_about_coverage(request: AuthenticatedHttpRequest, project) -> None:

@@ -43,13 +43,27 @@ class ProjectSerializer(StrictSerializer, serializers.ModelSerializer):
     annotators = serializers.SlugRelatedField(
         slug_field="username", many=True, required=False, queryset=get_user_model().objects.all()
     )
+    warnings = serializers.SerializerMethodField(
+        help_text="What to think about in these settings (never a refusal): e.g. an even k under majority "
+        "vote, and what becomes of its ties."
+    )
 
     class Meta:
         model = Project
-        fields = ["id", *Project.SETTINGS, "config", "annotators", "created_at"]
+        fields = ["id", *Project.SETTINGS, "config", "annotators", "created_at", "warnings"]
         read_only_fields = ["id", "created_at"]
-        # k = 0 would break the database's check constraint (a 500) instead of answering 400.
-        extra_kwargs = {"assignments_per_task": {"min_value": 1}}
+        extra_kwargs = {
+            # k = 0 would break the database's check constraint (a 500) instead of answering 400.
+            "assignments_per_task": {"min_value": 1},
+            "tie_rule": {
+                "help_text": "Majority vote: what happens to an item whose labels tie. Omitted (or empty) "
+                "when the project is saved, it is chosen by k: extra_annotator when k is even, lower "
+                "when odd."
+            },
+        }
+
+    def get_warnings(self, project: Project) -> list[str]:
+        return [project.even_k_warning] if project.even_k_warning else []
 
     def validate(self, attrs):
         task_type = attrs.get(

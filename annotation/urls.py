@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from . import account_views, researcher_views, views
+from . import account_views, removal_views, researcher_views, views
 
 
 class DownloadFormat:
@@ -65,4 +65,42 @@ urlpatterns = [
         researcher_views.judgements_download,
         name="judgements-download",
     ),
+    # Undoing mistakes: a confirmation page each (GET: what will go; POST: do it), and the history
+    path("projects/<int:project_id>/topics/", removal_views.topics_page, name="topics-page"),
+    path("projects/<int:project_id>/topics/delete/", removal_views.topics_delete, name="topics-delete"),
+    path("projects/<int:project_id>/documents/", removal_views.documents_page, name="documents-page"),
+    path(
+        "projects/<int:project_id>/documents/delete/", removal_views.documents_delete, name="documents-delete"
+    ),
+    path("projects/<int:project_id>/archive/", removal_views.project_archive, name="project-archive"),
+    path("projects/<int:project_id>/unarchive/", removal_views.project_unarchive, name="project-unarchive"),
+    path(
+        "projects/<int:project_id>/leases/<int:assignment_id>/release/",
+        removal_views.lease_release,
+        name="lease-release",
+    ),
+    path("projects/<int:project_id>/events/", removal_views.events_page, name="events-page"),
+    path(
+        "api/projects/<int:project_pk>/topics/delete/",
+        removal_views.TopicDeletionView.as_view(),
+        name="topics-delete-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/documents/delete/",
+        removal_views.DocumentDeletionView.as_view(),
+        name="documents-delete-api",
+    ),
+    path("api/projects/<int:project_pk>/archive/", removal_views.ArchiveView.as_view(), name="archive-api"),
+    path(
+        "api/projects/<int:project_pk>/unarchive/",
+        removal_views.UnarchiveView.as_view(),
+        name="unarchive-api",
+    ),
+    path("api/projects/<int:project_pk>/leases/", removal_views.LeaseList.as_view(), name="leases-api"),
+    path(
+        "api/projects/<int:project_pk>/leases/<int:pk>/release/",
+        removal_views.LeaseReleaseView.as_view(),
+        name="lease-release-api",
+    ),
+    path("api/projects/<int:project_pk>/events/", removal_views.EventList.as_view(), name="events-api"),
 ]

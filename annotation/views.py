@@ -9,6 +9,7 @@ own leases and judgements — never anyone else's answers, any aggregated label,
 from __future__ import annotations
 
 import functools
+from collections import Counter
 
 import markdown
 import nh3
@@ -146,19 +147,32 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The annotator's queue (projects with progress) and the researcher's projects."""
     memberships = (
         Membership.objects.filter(annotator=request.user, project__active=True)
-        .select_related("project")
-        .order_by("project__name")
+        .exclude(status=Membership.Status.INACTIVE)  # an imported copy's members, until activated
+        .select_related("project__owner")
+        .order_by("project__name", "project__created_at")
     )
     rows = [
         {"project": m.project, "membership": m, **project_progress(m.project, request.user)}
         for m in memberships
     ]
-    owned = Project.objects.filter(owner=request.user).order_by("name")
+    owned = list(Project.objects.filter(owner=request.user).order_by("name", "created_at"))
     return render(
         request,
         "annotation/home.html",
-        {"annotating": rows, "owned": owned, "can_create": is_researcher(request.user)},
+        {
+            "annotating": rows,
+            "owned": owned,
+            "can_create": is_researcher(request.user),
+            # Two projects of one name are told apart by their number (and owner, for annotators).
+            "shared_names": names_shared([row["project"] for row in rows]) | names_shared(owned),
+        },
     )
+
+
+def names_shared(projects: list[Project]) -> set[str]:
+    """The names more than one of these projects has."""
+    counts = Counter(project.name for project in projects)
+    return {name for name, n in counts.items() if n > 1}
 
 
 # judge.js sends this header with the forms of the judging page: it wants the next task's page in

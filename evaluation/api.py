@@ -32,6 +32,7 @@ from .ground_truth.diff import diff_snapshots
 from .ground_truth.downloads import qrels_response, rating_summary
 from .ground_truth.jobs import request_ground_truth_job
 from .ground_truth.report import BadVersion, agreement_report, latest_snapshot, requested_version
+from .ground_truth.ties import tie_report
 from .models import GroundTruthJob, GroundTruthSnapshot
 from .serializers import ImportSerializer, ImportSummarySerializer
 
@@ -180,7 +181,8 @@ class AgreementReportView(APIView):
     """The project's agreement report, as the agreement page shows it (see ``ground_truth.report``).
 
     ``?version=N`` picks a snapshot; the default is the newest. Figures come from the snapshot;
-    annotators' volume, time and gold accuracy are live.
+    annotators' volume, time and gold accuracy are live. ``ties``: the snapshot's tie rule and
+    every tied item with how its tie was settled, or that it waits (``ground_truth.ties``).
 
     """
 
@@ -195,7 +197,7 @@ class AgreementReportView(APIView):
         snapshot = latest_snapshot(project, version)
         if version is not None and snapshot is None:
             raise Http404("No such snapshot.")
-        return Response(agreement_report(project, snapshot))
+        return Response(agreement_report(project, snapshot) | {"ties": tie_report(project, snapshot)})
 
 
 class CollectionImportView(APIView):

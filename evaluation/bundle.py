@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import zipfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -47,8 +48,12 @@ from .scoring.jobs import request_evaluations_of_latest
 
 FORMAT = "cranfield-bundle"
 FORMAT_VERSION = 1
+# " (imported)" or " (imported 3)" ending a project's name: a copy of a copy is named after the original.
+IMPORTED_SUFFIX = re.compile(r"(\s*\(imported(?: \d+)?\))+$")
 SETTINGS_FIELDS = [
-    name for name in ProjectSerializer.Meta.fields if name not in {"id", "annotators", "created_at"}
+    name
+    for name in ProjectSerializer.Meta.fields
+    if name not in {"id", "annotators", "created_at", "warnings"}
 ]
 SNAPSHOT_FIELDS = [
     "version",
@@ -118,6 +123,7 @@ def write_bundle(project: Project, out: IO[bytes]) -> dict:
                     "pool_depth": run.pool_depth,
                     "file": name,
                     "created_at": when(run.created_at),
+                    "withdrawn_at": when(run.withdrawn_at),
                 }
             )
         write_member(archive, files, "runs.jsonl", jsonl(runs))
@@ -203,6 +209,7 @@ def task_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
         "gold_explanation",
         "referred_to",
         "referred_at",
+        "referral_reason",
     )
     for (
         pk,
@@ -221,6 +228,7 @@ def task_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
         why,
         referred_to,
         referred_at,
+        referral_reason,
     ) in rows.iterator():
         yield {
             "ref": refs[pk],
@@ -239,6 +247,7 @@ def task_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
             "gold_explanation": why,
             "referred_to": referred_to,
             "referred_at": when(referred_at),
+            "referral_reason": referral_reason,
         }
 
 
@@ -328,8 +337,9 @@ def label_rows(snapshot: GroundTruthSnapshot, refs: dict[int, int]) -> Iterator[
         "adjudicated_by",
         "aggregate_label",
         "adjudication",
+        "tie",
     )
-    for task, label, confidence, count, details, by, aggregate, adjudication in rows.iterator(
+    for task, label, confidence, count, details, by, aggregate, adjudication, tie in rows.iterator(
         chunk_size=5000
     ):
         yield {
@@ -341,6 +351,7 @@ def label_rows(snapshot: GroundTruthSnapshot, refs: dict[int, int]) -> Iterator[
             "adjudicated_by": by,
             "aggregate_label": aggregate,
             "adjudication": adjudication,
+            "tie": tie,
         }
 
 
@@ -419,6 +430,10 @@ def import_bundle(job: ImportJob, data: bytes, progress: Callable[[str, float], 
     archive, manifest = read_archive(data)
     progress("checking the project's settings", 0.05)
     settings_in = dict(manifest.get("project") or {})
+    # A bundle written before projects chose a tie rule was built with the lower label's.
+    settings_in.setdefault("tie_rule", "lower")
+    if isinstance(settings_in.get("name"), str):
+        settings_in["name"] = imported_name(job.requested_by, settings_in["name"])
     serializer = ProjectSerializer(data={k: v for k, v in settings_in.items() if k in SETTINGS_FIELDS})
     if not serializer.is_valid():
         raise ImportFailed(
@@ -431,7 +446,9 @@ def import_bundle(job: ImportJob, data: bytes, progress: Callable[[str, float], 
         with transaction.atomic():
             project = serializer.save(owner=job.requested_by)
             ImportJob.objects.filter(pk=job.pk).update(project=project)
-            counts = restore(project, archive, manifest, progress)
+            counts = restore(
+                project, archive, manifest, progress, activate=job.options.get("activate_annotators", False)
+            )
     except (KeyError, TypeError, ValueError) as error:
         raise ImportFailed([("", f"the bundle's contents are malformed: {error!r}")]) from error
     progress("asking for the evaluations", 0.95)
@@ -439,7 +456,20 @@ def import_bundle(job: ImportJob, data: bytes, progress: Callable[[str, float], 
     return {"project": project.pk, "counts": counts, "evaluations_expected": manifest.get("evaluations", [])}
 
 
-def restore(project: Project, archive: zipfile.ZipFile, manifest: dict, progress: Callable) -> dict:
+def imported_name(owner, name: str) -> str:
+    """The copy's name: the bundle's with " (imported)", numbered when the owner has that name already
+    (" (imported 2)", …), so a copy never looks like its original, or like another copy, on a page."""
+    base = IMPORTED_SUFFIX.sub("", name).strip() or "Project"
+    taken = set(Project.objects.filter(owner=owner, name__startswith=base).values_list("name", flat=True))
+    number = 1
+    while (candidate := f"{base} (imported{'' if number == 1 else f' {number}'})") in taken:
+        number += 1
+    return candidate[: Project._meta.get_field("name").max_length]
+
+
+def restore(
+    project: Project, archive: zipfile.ZipFile, manifest: dict, progress: Callable, *, activate: bool = False
+) -> dict:
     progress("topics and documents", 0.1)
     topics = {row["id"]: row for _, row in lines(archive, "topics.jsonl")}
     Topic.objects.bulk_create(
@@ -464,7 +494,7 @@ def restore(project: Project, archive: zipfile.ZipFile, manifest: dict, progress
     progress("the pool", 0.5)
     task_pk = restore_tasks(project, archive, topic_pk, document_pk)
     progress("annotators and judgements", 0.6)
-    users = restore_annotators(project, archive)
+    users = restore_annotators(project, archive, activate=activate)
     judgement_pks = restore_judgements(project, archive, task_pk, users)
     adjudications = restore_adjudications(project, archive, manifest, task_pk)
     progress("ground-truth snapshots", 0.8)
@@ -545,6 +575,7 @@ def restore_run(project: Project, archive: zipfile.ZipFile, entry: dict) -> None
         group=entry["group"],
         description=entry["description"],
         pool_depth=entry["pool_depth"],
+        withdrawn_at=datetime.fromisoformat(entry["withdrawn_at"]) if entry.get("withdrawn_at") else None,
     )
 
     def rows() -> Iterator[tuple[int, str, str, int, float]]:
@@ -586,6 +617,7 @@ def restore_tasks(
                 gold_explanation=row["gold_explanation"],
                 referred_to=row.get("referred_to", ""),
                 referred_at=datetime.fromisoformat(row["referred_at"]) if row.get("referred_at") else None,
+                referral_reason=row.get("referral_reason", ""),  # absent from bundles written before it
             )
         )
         sources.append(row["source"])
@@ -598,17 +630,24 @@ def restore_tasks(
     return [t.pk for t in tasks]
 
 
-def restore_annotators(project: Project, archive: zipfile.ZipFile) -> dict[str, Any]:
-    """Annotators by username (``account_named``)."""
+def restore_annotators(
+    project: Project, archive: zipfile.ZipFile, *, activate: bool = False
+) -> dict[str, Any]:
+    """Annotators by username (``account_named``); members come in inactive (their judgements count,
+    they get no tasks) unless ``activate``; a blocked one stays blocked (the ground truth leaves
+    their judgements out, as the original's did)."""
     users: dict[str, Any] = {}
     for _, row in lines(archive, "annotators.jsonl"):
         user = account_named(row["username"])
         users[row["username"]] = user
         if row["member"]:
+            status = row["status"]
+            if status != Membership.Status.BLOCKED and not activate:
+                status = Membership.Status.INACTIVE
             Membership.objects.create(
                 project=project,
                 annotator=user,
-                status=row["status"],
+                status=status,
                 blocked_reason=row["blocked_reason"],
                 qualified_at=datetime.fromisoformat(row["qualified_at"]) if row["qualified_at"] else None,
             )
@@ -695,6 +734,7 @@ def restore_snapshot(
                 adjudicated_by=r.get("adjudicated_by", ""),
                 aggregate_label=r.get("aggregate_label"),
                 adjudication=r.get("adjudication") or {},
+                tie=r.get("tie", ""),
             )
             for _, r in lines(archive, entry["file"])
         ),

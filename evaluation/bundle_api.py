@@ -69,7 +69,9 @@ class ImportJobSerializer(serializers.ModelSerializer):
         return reverse("import-job-api", args=[job.pk], request=self.context.get("request"))
 
 
-def receive(request: Request, kind: str, project: Project | None, content_type: str) -> Response:
+def receive(
+    request: Request, kind: str, project: Project | None, content_type: str, options: dict | None = None
+) -> Response:
     """Store the request's body as an import job and answer 202 with it (or 4xx naming the problem)."""
     sent_type = request.content_type.split(";")[0].strip().lower()
     if sent_type != content_type:
@@ -85,7 +87,9 @@ def receive(request: Request, kind: str, project: Project | None, content_type: 
         )
     try:
         # Read in chunks from the raw request: never held whole, never parsed in the web process.
-        job = create_job(kind, request.user, project, request._request, gzipped=encoding == "gzip")
+        job = create_job(
+            kind, request.user, project, request._request, gzipped=encoding == "gzip", options=options
+        )
     except BodyRefused as refused:
         return Response({"detail": str(refused)}, status=refused.status)
     return Response(
@@ -161,16 +165,30 @@ class BundleImportView(APIView):
 
     The answer (202) is the job; once done its ``project`` is the new project and ``summary`` counts
     what was restored and lists the evaluations the bundle was scored by (signatures and scores),
-    which the new project's evaluations, requested at the end, reproduce. Annotators are matched
-    by username; one this server does not have is created without a usable password (inactive).
-    A bundle whose files do not match the manifest's checksums is refused and nothing is stored.
+    which the new project's evaluations, requested at the end, reproduce.
+
+    The copy says it is one: its name is the bundle's with " (imported)" (" (imported 2)" … when you
+    have a project of that name already). Annotators are matched by username (one this server does
+    not have is created without a usable password, inactive) and come in as *inactive* members —
+    their judgements count, but they get no tasks and do not see the copy — unless
+    ``?activate_annotators=true``; a blocked one stays blocked. A bundle whose files do not match the
+    manifest's checksums is refused and nothing is stored.
     """
 
     permission_classes = [IsResearcher]
 
     @extend_schema(
         request={"application/zip": OpenApiTypes.BINARY},
-        parameters=[GZIP_HEADER],
+        parameters=[
+            GZIP_HEADER,
+            OpenApiParameter(
+                "activate_annotators",
+                bool,
+                required=False,
+                description="true: the bundle's annotators may take tasks in the copy at once (default: "
+                "inactive members until you activate them on the project page)",
+            ),
+        ],
         responses={
             202: ImportJobSerializer,
             413: OpenApiResponse(description="over the import job limit"),
@@ -178,4 +196,10 @@ class BundleImportView(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        return receive(request, ImportJob.Kind.BUNDLE, None, "application/zip")
+        activate = request.query_params.get("activate_annotators", "false").strip().lower()
+        if activate not in {"true", "false", "1", "0"}:
+            return Response(
+                {"activate_annotators": ["must be true or false"]}, status=status.HTTP_400_BAD_REQUEST
+            )
+        options = {"activate_annotators": activate in {"true", "1"}}
+        return receive(request, ImportJob.Kind.BUNDLE, None, "application/zip", options)

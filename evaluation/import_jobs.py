@@ -76,12 +76,24 @@ def receive_body(stream: Readable, *, gzipped: bool, limit: int) -> tuple[bytes,
 
 
 def create_job(
-    kind: str, user: Any, project: Project | None, stream: Readable, *, gzipped: bool
+    kind: str,
+    user: Any,
+    project: Project | None,
+    stream: Readable,
+    *,
+    gzipped: bool,
+    options: dict | None = None,
 ) -> ImportJob:
     """Store the upload as a queued job and send it to a worker; raises BodyRefused."""
     body, size, sha256 = receive_body(stream, gzipped=gzipped, limit=settings.IMPORT_JOB_MAX_BYTES)
     job = ImportJob.objects.create(
-        kind=kind, requested_by=user, project=project, body=body, body_bytes=size, body_sha256=sha256
+        kind=kind,
+        requested_by=user,
+        project=project,
+        body=body,
+        body_bytes=size,
+        body_sha256=sha256,
+        options=options or {},
     )
     transaction.on_commit(lambda: send(job))  # a worker must find the row it is sent
     return job

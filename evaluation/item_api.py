@@ -68,6 +68,13 @@ class GroundTruthSerializer(serializers.Serializer):
     )
     details = serializers.DictField(allow_null=True, help_text="ratings: per dimension mean, median …")
     summary = serializers.CharField()
+    tie = serializers.CharField(
+        allow_null=True,
+        help_text="its vote tied: how the tie was settled (lower, higher, gold_weighted, extra_annotator, "
+        "researcher) or that it waits (waiting_extra_annotator, waiting_researcher: the lower label "
+        "meanwhile)",
+    )
+    tie_in_words = serializers.CharField(allow_null=True)
 
 
 class DecisionSerializer(serializers.ModelSerializer):
@@ -87,7 +94,11 @@ class ItemSerializer(serializers.ModelSerializer):
         source="disagreeing", read_only=True, help_text="the annotators disagree"
     )
     referred_to = serializers.CharField(
-        read_only=True, help_text="where the adjudication rule sent it: extra_assessor, researcher or ''"
+        read_only=True,
+        help_text="where the adjudication or tie rule sent it: extra_assessor, researcher or ''",
+    )
+    referral_reason = serializers.CharField(
+        read_only=True, help_text="why it was referred: disputed (the adjudication rule), tie, or ''"
     )
     decided_label = serializers.IntegerField(
         read_only=True, allow_null=True, help_text="the label of the researcher's decision in force"
@@ -110,6 +121,7 @@ class ItemSerializer(serializers.ModelSerializer):
             "completed",
             "disagreement",
             "referred_to",
+            "referral_reason",
             "referred_at",
             "decided_label",
             "ground_truth",

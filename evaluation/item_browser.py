@@ -18,6 +18,7 @@ from django.db.models import Count
 
 from annotation.models import Project, Task
 
+from .ground_truth.ties import describe_state
 from .models import GroundTruthSnapshot, SnapshotLabel
 
 
@@ -91,6 +92,8 @@ def aggregate_of(project: Project, row: SnapshotLabel, version: int | None) -> d
         "adjudicated_at": adjudicated_at(row.adjudication),
         "details": row.details if project.is_rating else None,
         "summary": rating_summary(row.details) if project.is_rating else label_name(project, row.label),
+        "tie": row.tie or None,
+        "tie_in_words": describe_state(row.tie) if row.tie else None,
     }
 
 
@@ -113,7 +116,7 @@ def rating_summary(details: dict) -> str:
 
 
 def referral_of(task: Task) -> dict[str, Any] | None:
-    """Where the project's adjudication rule sent the item, if it did, and when."""
+    """Where the project's adjudication or tie rule sent the item, if it did, when and why."""
     if not task.referred_to:
         return None
-    return {"to": task.referred_to, "at": task.referred_at}
+    return {"to": task.referred_to, "at": task.referred_at, "reason": task.referral_reason or "disputed"}

@@ -20,6 +20,9 @@ class Run(models.Model):
     group = models.CharField(max_length=200, blank=True)
     description = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A withdrawn run is kept (and may be reinstated) but scored by no evaluation that starts after
+    # it was withdrawn, so it leaves the leaderboard (evaluation.run_removal).
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["project", "tag"]
@@ -107,6 +110,9 @@ class SnapshotLabel(models.Model):
         null=True, blank=True, help_text="The crowd's aggregate, when a researcher's label replaced it."
     )
     adjudication = models.JSONField(default=dict, blank=True)
+    # Items whose vote tied: how the tie was settled in this snapshot, or that it waits to be
+    # (evaluation.ground_truth.ties.TieState); empty for every other item.
+    tie = models.CharField(max_length=30, blank=True, default="")
 
     class Meta:
         ordering = ["snapshot", "task"]
@@ -284,6 +290,8 @@ class ImportJob(JobState):
     summary = models.JSONField(default=dict, blank=True)
     # ``{field: [message, …]}``, as the direct import answers a 400, when the import was refused.
     errors = models.JSONField(default=dict, blank=True)
+    # What the request asked for besides its body (a bundle: ``{"activate_annotators": true}``).
+    options = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

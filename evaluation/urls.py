@@ -2,7 +2,17 @@
 
 from django.urls import include, path, register_converter
 
-from . import api, collection_api, item_api, item_views, meta_views, systems, text_api, views
+from . import (
+    api,
+    collection_api,
+    item_api,
+    item_views,
+    meta_views,
+    run_removal_views,
+    systems,
+    text_api,
+    views,
+)
 from .scoring import api as scoring_api
 from .scoring import views as scoring_views
 
@@ -55,6 +65,19 @@ urlpatterns = [
     path("projects/<int:project_id>/runs/", scoring_views.runs, name="runs-page"),
     path("projects/<int:project_id>/runs/<int:run_id>/", scoring_views.run_detail, name="run-page"),
     path("projects/<int:project_id>/runs/<int:run_id>/run", scoring_views.run_download, name="run-download"),
+    path(
+        "projects/<int:project_id>/runs/<int:run_id>/withdraw/",
+        run_removal_views.run_withdraw,
+        name="run-withdraw",
+    ),
+    path(
+        "projects/<int:project_id>/runs/<int:run_id>/reinstate/",
+        run_removal_views.run_reinstate,
+        name="run-reinstate",
+    ),
+    path(
+        "projects/<int:project_id>/runs/<int:run_id>/delete/", run_removal_views.run_delete, name="run-delete"
+    ),
     path("projects/<int:project_id>/evaluations/", scoring_views.evaluations, name="evaluations-page"),
     path("projects/<int:project_id>/external-qrels/", scoring_views.external_qrels, name="external-qrels"),
     path("projects/<int:project_id>/leaderboard/", scoring_views.leaderboard_page, name="leaderboard"),
@@ -136,7 +159,17 @@ urlpatterns = [
     ),
     path("api/projects/<int:project_pk>/agreement/", api.AgreementReportView.as_view(), name="agreement-api"),
     path("api/projects/<int:project_pk>/runs/", scoring_api.RunListView.as_view(), name="runs-api"),
-    path("api/projects/<int:project_pk>/runs/<int:pk>/", scoring_api.RunDetailView.as_view(), name="run-api"),
+    path("api/projects/<int:project_pk>/runs/<int:pk>/", run_removal_views.RunView.as_view(), name="run-api"),
+    path(
+        "api/projects/<int:project_pk>/runs/<int:pk>/withdraw/",
+        run_removal_views.RunWithdrawView.as_view(),
+        name="run-withdraw-api",
+    ),
+    path(
+        "api/projects/<int:project_pk>/runs/<int:pk>/reinstate/",
+        run_removal_views.RunReinstateView.as_view(),
+        name="run-reinstate-api",
+    ),
     path(
         "api/projects/<int:project_pk>/runs/<int:pk>/trec/",
         scoring_api.RunTrecView.as_view(),

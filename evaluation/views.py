@@ -26,6 +26,7 @@ from annotation.models import Membership, Project, Task
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from annotation.progress import dashboard_charts, project_progress_figures
 from annotation.quality_control import attention_results
+from annotation.removal import live_leases
 
 from .collection import ImportFailed, describe_import, import_from_body
 from .ground_truth.diff import diff_snapshots
@@ -40,11 +41,14 @@ from .ground_truth.report import (
     latest_snapshot,
     requested_version,
 )
+from .ground_truth.ties import TIES_ON_PAGE, tie_report
 from .import_examples import example_json, other_examples
 from .item_browser import adjudication_counts
 from .models import GroundTruthJob, GroundTruthSnapshot
 from .scoring.plots import NothingToPlot, kappa_data
 
+# Leases the project page lists (oldest first); the API lists them all.
+LEASES_SHOWN = 20
 # Rows of each diff list shown on the page; the API lists them all.
 DIFF_ROWS_ON_PAGE = 500
 WEIGHTS_NOTES = {"linear": "Linearly weighted kappa.", "quadratic": "Quadratically weighted kappa."}
@@ -72,6 +76,7 @@ def project_detail(request: AuthenticatedHttpRequest, project_id: int) -> HttpRe
         GroundTruthSnapshot.objects.filter(project=project).defer("annotator_report").order_by("-version")[:1]
     )
     kinds = dict(project.tasks.values_list("kind").annotate(n=Count("id")).values_list("kind", "n"))
+    leases = list(live_leases(project))  # one per annotator at most
     try:
         kappa_plotted = bool(kappa_data(project))
     except NothingToPlot:
@@ -88,6 +93,8 @@ def project_detail(request: AuthenticatedHttpRequest, project_id: int) -> HttpRe
             "snapshots": snapshots,
             "kinds": kinds,
             "coverage": project_coverage(project),
+            "leases": leases[:LEASES_SHOWN],
+            "leases_total": len(leases),
         },
     )
 
@@ -173,10 +180,17 @@ def ground_truth(request: AuthenticatedHttpRequest, project_id: int) -> HttpResp
     adjudicated = adjudication_counts(snapshot.pk for snapshot in snapshots)
     for snapshot in snapshots:
         snapshot.adjudicated = adjudicated.get(snapshot.pk, {})  # type: ignore[attr-defined]
+    newest = snapshots[0] if snapshots else None
     return render(
         request,
         "evaluation/ground_truth.html",
-        {"project": project, "snapshots": snapshots, "jobs": jobs, "active": active},
+        {
+            "project": project,
+            "snapshots": snapshots,
+            "jobs": jobs,
+            "active": active,
+            "ties": tie_report(project, newest, TIES_ON_PAGE),
+        },
     )
 
 
@@ -301,6 +315,7 @@ def agreement(request: AuthenticatedHttpRequest, project_id: int) -> HttpRespons
                 }
                 for panel in report["pairwise"]
             ],
+            "ties": tie_report(project, snapshot, TIES_ON_PAGE),
             "shows_reliability": any(row["reliability"] is not None for row in report["annotators"]),
             "shows_gold_weight": any(row["gold_weight"] is not None for row in report["annotators"]),
         },

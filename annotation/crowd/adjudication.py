@@ -12,6 +12,11 @@ their judgements:
 
 A single judgement is never disputed. Rating (Likert) scores disagree by their spread per
 dimension (``rating_spread``), which the item browser shows; no rule sends ratings anywhere.
+
+A *tie* (``tied``: two or more labels share the highest count, as a 1–1 split with k = 2) is the
+one disagreement a majority vote cannot settle by itself. A project whose tie rule refers ties
+(to one more annotator or to the researcher) refers its tied items even when its adjudication rule
+is off or would not dispute them (``referrals``): one mechanism, two reasons.
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ OFF = "off"
 NOT_UNANIMOUS = "not_unanimous"
 MAJORITY_BELOW = "majority_below"
 RULES = (OFF, NOT_UNANIMOUS, MAJORITY_BELOW)
+
+# Why an item was referred: the adjudication rule disputes it, or its vote is tied.
+DISPUTED = "disputed"
+TIE = "tie"
 
 
 def majority_share(labels: Sequence[Hashable]) -> float | None:
@@ -53,6 +62,29 @@ def disputed(labels: Sequence[Hashable], rule: str, threshold: float = 1.0) -> b
         return disagree(labels)
     share = majority_share(labels)
     return share is not None and share < threshold
+
+
+def tied(labels: Sequence[Hashable]) -> bool:
+    """Is one item's vote tied: do two or more labels share the highest count (1–1, 2–2, 1–1–1)?"""
+    top_two = Counter(labels).most_common(2)
+    return len(top_two) == 2 and top_two[0][1] == top_two[1][1]
+
+
+def referrals(
+    labels: Iterable[tuple[Item, Hashable]], rule: str, threshold: float = 1.0, *, refer_ties: bool = False
+) -> dict[Item, str]:
+    """The items of ``(item, label)`` pairs to refer, each with why: ``DISPUTED`` under ``rule``
+    (first: the adjudication rule decides where those go), else ``TIE`` when ``refer_ties``."""
+    by_item: dict[Item, list[Hashable]] = {}
+    for item, label in labels:
+        by_item.setdefault(item, []).append(label)
+    reasons: dict[Item, str] = {}
+    for item, values in by_item.items():
+        if disputed(values, rule, threshold):
+            reasons[item] = DISPUTED
+        elif refer_ties and tied(values):
+            reasons[item] = TIE
+    return reasons
 
 
 def disputed_items(labels: Iterable[tuple[Item, Hashable]], rule: str, threshold: float = 1.0) -> set[Item]:

@@ -26,7 +26,12 @@ __all__ = [
     "vote_counts",
 ]
 
-TIE_RULES = ("smallest", "largest", "random")
+# How a vote's ties are broken: the lowest label of the tied ones (the conservative choice for
+# relevance: a 1–1 split is not relevant), the highest, one drawn at random (seeded), or the one the
+# annotators with the better gold accuracy gave (majority vote only; see ``majority_vote``).
+TIE_RULES = ("lower", "higher", "random", "gold_weighted")
+# The names these rules had before the project setting named them: still accepted, recorded as the new.
+TIE_RULE_ALIASES = {"smallest": "lower", "largest": "higher"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,9 @@ class AggregationResult:
     method: str
     parameters: dict = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # How each item of ``ties`` was decided: the tie rule's name, or ``lower`` where the rule could
+    # not decide (the gold-weighted tie-break when the tied labels' weights are equal too).
+    tie_breaks: dict[Hashable, str] = field(default_factory=dict)
 
 
 def vote_counts(data: Encoded) -> np.ndarray:
@@ -67,29 +75,67 @@ def _decoded(data: Encoded, winners: np.ndarray, confidence: np.ndarray) -> tupl
     )
 
 
-def majority_vote(labels: Labels, *, tie_rule: str = "smallest", seed: int = 0) -> AggregationResult:
+def majority_vote(
+    labels: Labels,
+    *,
+    tie_rule: str = "lower",
+    seed: int = 0,
+    gold: Mapping[Hashable, Hashable] | None = None,
+) -> AggregationResult:
     """The most frequent label per item; confidence is the winner's share of the votes.
 
-    Ties are broken by a named rule and listed in ``ties``: ``smallest`` (the conservative choice
-    for relevance: a 1–1 split is not relevant), ``largest``, or ``random`` (seeded, reproducible).
+    Ties are broken by a named rule (``TIE_RULES``) and listed in ``ties``, with how each was
+    decided in ``tie_breaks``: ``lower`` (the lowest of the tied labels), ``higher``, ``random``
+    (seeded, reproducible) or ``gold_weighted``: of the tied labels, the one whose voters weigh
+    most in the gold-weighted vote (``gold_weighted_vote``'s weights, from each annotator's answers
+    to the items of ``gold``, which ``labels`` must then hold, as for that vote; gold items are
+    labelled too, like any item). Where the tied labels' weights are equal as well (no annotator
+    answered gold, say), the lower label wins and ``tie_breaks`` says ``lower``. Only ties are
+    weighed: every other item keeps its plain majority, so the labels equal crowd-kit's
+    ``MajorityVote`` wherever the vote is not tied.
     """
-    _check_tie_rule(tie_rule)
+    tie_rule = _check_tie_rule(tie_rule, TIE_RULES)
+    if tie_rule == "gold_weighted" and gold is None:
+        raise ValueError("tie_rule 'gold_weighted' needs the gold answers (gold=…)")
     data = _encoded(labels)
     votes = data.counts
     top = votes.max(axis=1)
     leaders = votes == top[:, None]
-    winners = _break_ties(leaders, tie_rule, seed)
-    tied = np.flatnonzero(leaders.sum(axis=1) > 1)
+    tied = leaders.sum(axis=1) > 1
+    if tie_rule == "gold_weighted":
+        weighted = np.where(leaders, weighted_scores(data, gold_weights(data, gold or {})), -np.inf)
+        best = weighted.max(axis=1)
+        leaders &= weighted >= (best - _TIE_TOLERANCE * np.abs(best))[:, None]
+        still_tied = leaders.sum(axis=1) > 1
+        winners = _break_ties(leaders, "lower", seed)
+    else:
+        still_tied = tied
+        winners = _break_ties(leaders, tie_rule, seed)
     result_labels, confidence = _decoded(data, winners, top / data.ratings_per_item)
     items = np.array(data.items, dtype=object)
+    ties = items[tied].tolist()
+    how = np.where(still_tied & (tie_rule == "gold_weighted"), "lower", tie_rule)[tied].tolist()
     return AggregationResult(
-        result_labels, confidence, items[tied].tolist(), "majority", _tie_parameters(tie_rule, seed)
+        result_labels,
+        confidence,
+        ties,
+        "majority",
+        _tie_parameters(tie_rule, seed),
+        tie_breaks=dict(zip(ties, how, strict=True)),
     )
 
 
-def _check_tie_rule(tie_rule: str) -> None:
-    if tie_rule not in TIE_RULES:
-        raise ValueError(f"tie_rule must be one of {', '.join(TIE_RULES)}, not {tie_rule!r}")
+def tie_rule_named(name: str) -> str:
+    """The rule's name as ``TIE_RULES`` writes it (``smallest`` and ``largest`` are the old names of
+    ``lower`` and ``higher``); ValueError for an unknown one."""
+    return _check_tie_rule(name, TIE_RULES)
+
+
+def _check_tie_rule(tie_rule: str, allowed: tuple[str, ...]) -> str:
+    tie_rule = TIE_RULE_ALIASES.get(tie_rule, tie_rule)
+    if tie_rule not in allowed:
+        raise ValueError(f"tie_rule must be one of {', '.join(allowed)}, not {tie_rule!r}")
+    return tie_rule
 
 
 def _tie_parameters(tie_rule: str, seed: int) -> dict:
@@ -98,9 +144,9 @@ def _tie_parameters(tie_rule: str, seed: int) -> dict:
 
 def _break_ties(leaders: np.ndarray, tie_rule: str, seed: int) -> np.ndarray:
     """The winning class of every row of ``leaders`` (items × classes, True where a class leads)."""
-    if tie_rule == "smallest":
+    if tie_rule == "lower":
         return leaders.argmax(axis=1)
-    if tie_rule == "largest":
+    if tie_rule == "higher":
         return leaders.shape[1] - 1 - leaders[:, ::-1].argmax(axis=1)
     return (np.random.default_rng(seed).random(leaders.shape) * leaders).argmax(axis=1)
 
@@ -377,43 +423,20 @@ _LOG_FLOOR = -1e300
 
 
 def gold_weighted_vote(
-    labels: Labels, gold: Mapping[Hashable, Hashable], *, tie_rule: str = "smallest", seed: int = 0
+    labels: Labels, gold: Mapping[Hashable, Hashable], *, tie_rule: str = "lower", seed: int = 0
 ) -> AggregationResult:
-    """A vote weighted by each annotator's accuracy on gold questions.
+    """A vote weighted by each annotator's accuracy on gold questions (``gold_weights``).
 
-    Weight = log((K − 1)·a / (1 − a)), the optimal weight for an annotator who is right with
-    probability a and otherwise picks uniformly among the K − 1 wrong labels (Nitzan & Paroush
-    1982); a is Laplace-smoothed, (correct + 1) / (answered + K), so an annotator with no gold
-    answers has a = 1/K and weight 0. Confidence is the winner's share of the positive weight.
-
-    Ties — labels whose weighted scores are equal, to a relative 1e-9 so that the order of a float
-    sum does not decide — are broken by ``tie_rule`` as in ``majority_vote`` and listed in
+    Confidence is the winner's share of the positive weight. Ties — labels whose weighted scores
+    are equal, to a relative 1e-9 so that the order of a float sum does not decide — are broken by
+    ``tie_rule`` (``lower``, ``higher`` or ``random``) as in ``majority_vote`` and listed in
     ``ties``. Items where no label has a positive score (every weight 0, say) fall back to
     ``majority_vote`` with the same rule; its ties are listed too.
     """
-    _check_tie_rule(tie_rule)
+    tie_rule = _check_tie_rule(tie_rule, ("lower", "higher", "random"))
     data = _encoded(labels)
-    n_classes = len(data.classes)
-    # Each item's gold label as a class code; -1 for items without gold (or a gold label no one gave,
-    # which no judgement can match).
-    code = {label: index for index, label in enumerate(data.classes)}
-    gold_code = np.array([code.get(gold[item], -2) if item in gold else -1 for item in data.items])
-    item_gold = gold_code[data.item_index]
-    on_gold = item_gold != -1
-    answered = np.bincount(data.annotator_index[on_gold], minlength=len(data.annotators))
-    correct = np.bincount(
-        data.annotator_index[on_gold & (data.label_index == item_gold)], minlength=len(data.annotators)
-    )
-    accuracy = (correct + 1) / (answered + n_classes)
-    if n_classes > 1:
-        weights = np.log((n_classes - 1) * accuracy / (1 - accuracy))
-    else:  # one label: nothing to weigh (and a = 1 would give an infinite weight)
-        weights = np.zeros(len(data.annotators))
-    scores = np.bincount(
-        data.item_index * n_classes + data.label_index,
-        weights=weights[data.annotator_index],
-        minlength=len(data.items) * n_classes,
-    ).reshape(len(data.items), n_classes)
+    weights = gold_weights(data, gold)
+    scores = weighted_scores(data, weights)
     positive = np.where(scores > 0, scores, 0.0)
     weighted = positive.sum(axis=1) > 0
     top = scores.max(axis=1)
@@ -444,7 +467,33 @@ def gold_weighted_vote(
         ties,
         "gold-weighted",
         _tie_parameters(tie_rule, seed) | {"annotator_weights": annotator_weights},
+        tie_breaks=dict.fromkeys(ties, tie_rule),
     )
+
+
+def gold_weights(data: Encoded, gold: Mapping[Hashable, Hashable]) -> np.ndarray:
+    """Each annotator's weight in the gold-weighted vote, from their answers to the items of ``gold``.
+
+    Weight = log((K − 1)·a / (1 − a)), the optimal weight for an annotator who is right with
+    probability a and otherwise picks uniformly among the K − 1 wrong labels (Nitzan & Paroush
+    1982); a is Laplace-smoothed, (correct + 1) / (answered + K), so an annotator with no gold
+    answers has a = 1/K and weight 0.
+    """
+    n_classes = len(data.classes)
+    if n_classes < 2:  # one label: nothing to weigh (and a = 1 would give an infinite weight)
+        return np.zeros(len(data.annotators))
+    # Each item's gold label as a class code; -1 for items without gold (or a gold label no one gave,
+    # which no judgement can match).
+    code = {label: index for index, label in enumerate(data.classes)}
+    gold_code = np.array([code.get(gold[item], -2) if item in gold else -1 for item in data.items])
+    item_gold = gold_code[data.item_index]
+    on_gold = item_gold != -1
+    answered = np.bincount(data.annotator_index[on_gold], minlength=len(data.annotators))
+    correct = np.bincount(
+        data.annotator_index[on_gold & (data.label_index == item_gold)], minlength=len(data.annotators)
+    )
+    accuracy = (correct + 1) / (answered + n_classes)
+    return np.log((n_classes - 1) * accuracy / (1 - accuracy))
 
 
 # Weighted scores this close (relative) are a tie: sums of the same weights in another order differ

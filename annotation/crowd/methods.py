@@ -30,7 +30,10 @@ zero_based_skill = _later("skill_votes", "zero_based_skill")
 
 # name -> (function of (labels, gold, tie_rule), needs gold)
 _METHODS: dict[str, tuple[Callable[[Labels, Mapping, str], AggregationResult], bool]] = {
-    "majority": (lambda data, gold, tie_rule: majority_vote(data, tie_rule=tie_rule), False),
+    "majority": (
+        lambda data, gold, tie_rule: majority_vote(data, tie_rule=tie_rule, gold=gold or None),
+        False,
+    ),
     "dawid-skene": (lambda data, gold, tie_rule: dawid_skene(data), False),
     "gold-dawid-skene": (lambda data, gold, tie_rule: dawid_skene(data, gold=gold), True),
     "gold-weighted": (lambda data, gold, tie_rule: gold_weighted_vote(data, gold, tie_rule=tie_rule), True),
@@ -51,9 +54,10 @@ def aggregate_by_name(
     method: str,
     *,
     gold: Mapping[Hashable, Hashable] | None = None,
-    tie_rule: str = "smallest",
+    tie_rule: str = "lower",
 ) -> AggregationResult:
-    """The named method's result; ``tie_rule`` applies to the two votes that take one."""
+    """The named method's result; ``tie_rule`` applies to the two votes that take one (majority
+    vote's ``gold_weighted`` rule needs ``gold`` too)."""
     if method not in _METHODS:
         raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
     function, needs_gold = _METHODS[method]

@@ -20,12 +20,13 @@ from .aggregation import (
 from .encoding import Encoded, Labels
 
 
-def wawa(labels: Labels, *, tie_rule: str = "smallest") -> AggregationResult:
-    """Worker Agreement with Aggregate: (1) majority vote, ties to the smallest label; (2) each
+def wawa(labels: Labels, *, tie_rule: str = "lower") -> AggregationResult:
+    """Worker Agreement with Aggregate: (1) majority vote, ties to the lower label; (2) each
     annotator's skill is the share of their labels equal to it; (3) a vote weighted by those
-    skills. Confidence is the winner's share of the weight (ties to the smallest label, listed).
+    skills. Confidence is the winner's share of the weight (ties to the lower label, listed).
 
-    ``tie_rule`` breaks ties of the first vote: ``smallest`` (the default, as ``majority_vote``), or
+    ``tie_rule`` breaks ties of the first vote: ``lower`` (the default, as ``majority_vote``; its
+    old name ``smallest`` is accepted), or
     ``first-seen``, crowd-kit's rule (pandas' ``idxmax`` over labels in the order its rows met them),
     which reproduces crowd-kit's skills exactly but depends on the row order.
     """
@@ -36,10 +37,11 @@ def wawa(labels: Labels, *, tie_rule: str = "smallest") -> AggregationResult:
         first_row = np.full(len(data.classes), len(data), dtype=np.int64)
         np.minimum.at(first_row, data.label_index, np.arange(len(data)))
         winners = np.where(leaders, first_row[None, :], len(data) + 1).argmin(axis=1)
-    elif tie_rule == "smallest":
-        winners = _break_ties(leaders, "smallest", 0)
+    elif tie_rule in ("lower", "smallest"):
+        tie_rule = "lower"
+        winners = _break_ties(leaders, "lower", 0)
     else:
-        raise ValueError(f"tie_rule must be 'smallest' or 'first-seen', not {tie_rule!r}")
+        raise ValueError(f"tie_rule must be 'lower' or 'first-seen', not {tie_rule!r}")
     skills = agreement_with(data, winners)
     return _weighted_vote(data, skills, "wawa", {"tie_rule": tie_rule})
 

@@ -48,6 +48,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def notice(command: str, message: str) -> None:
+    """Tell the user something about a result that went to standard output (which stays data only),
+    as ``cranfield <command>: <message>`` on standard error; errors raise CommandError instead."""
+    print(f"cranfield {command}: {message}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # NumPy's OpenBLAS starts a thread per core as it loads, and they spin while they wait; the

@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
+from collections import Counter
 
-from cranfield.cli import CommandError
+from cranfield.cli import CommandError, notice
 
 # annotation.crowd.methods' names, written out so that --help imports nothing (a test keeps them equal).
 METHODS = (
@@ -26,6 +27,11 @@ METHODS = (
     "zero-based-skill",
 )
 GOLD_METHODS = ("gold-dawid-skene", "gold-weighted")
+# annotation.crowd.aggregation's TIE_RULES and the old names of two (TIE_RULE_ALIASES), written out as
+# METHODS is. A project's ``extra_annotator`` and ``researcher`` rules refer ties to people: a file
+# has nobody to refer them to, so the command breaks ties at once (and lists them on standard error).
+TIE_RULES = ("lower", "higher", "random", "gold_weighted")
+OLD_TIE_RULE_NAMES = ("smallest", "largest")
 
 
 def register(subparsers) -> None:
@@ -43,7 +49,15 @@ def register(subparsers) -> None:
         "the vote weighted by gold accuracy; one-coin Dawid-Skene, GLAD, MACE, M-MSR, Wawa, zero-based skill",
     )
     aggregate.add_argument("--gold", help=f"CSV with header item,label (needed by {', '.join(GOLD_METHODS)})")
-    aggregate.add_argument("--tie-rule", choices=["smallest", "largest", "random"], default="smallest")
+    aggregate.add_argument(
+        "--tie-rule",
+        choices=TIE_RULES + OLD_TIE_RULE_NAMES,
+        default="lower",
+        metavar="{" + ",".join(TIE_RULES) + "}",
+        help="how majority vote (and the gold-weighted vote) break ties: the lower label (default), the "
+        "higher, a seeded random one, or (majority vote, with --gold) the label of the annotators with "
+        "the better gold accuracy; smallest and largest are the old names of lower and higher",
+    )
     aggregate.add_argument(
         "--duplicates",
         choices=["refuse", "newest"],
@@ -59,6 +73,10 @@ def run_aggregate(args: argparse.Namespace) -> int:
 
     if args.method in GOLD_METHODS and not args.gold:
         raise CommandError(f"--method {args.method} needs --gold GOLD.csv")
+    if args.tie_rule == "gold_weighted" and not args.gold:
+        raise CommandError(
+            "--tie-rule gold_weighted needs --gold GOLD.csv (the answers that weigh each annotator)"
+        )
     try:
         data = read_label_columns(args.labels, duplicates=args.duplicates)
         gold = read_gold(args.gold) if args.gold else {}
@@ -73,4 +91,14 @@ def run_aggregate(args: argparse.Namespace) -> int:
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(["item", "label", "confidence"])
     writer.writerows((item, label, f"{result.confidence[item]:.6f}") for item, label in result.labels.items())
+    if result.ties:
+        notice("aggregate", describe_ties(result.ties, result.tie_breaks))
     return 0
+
+
+def describe_ties(ties: list, tie_breaks: dict) -> str:
+    """How many items tied and how each was broken, for standard error (the CSV keeps its columns)."""
+    how = Counter(tie_breaks.get(item, "lower") for item in ties)
+    broken = ", ".join(f"{n} by {rule}" for rule, n in sorted(how.items()))
+    shown = ", ".join(map(str, ties[:10])) + (", …" if len(ties) > 10 else "")
+    return f"{len(ties)} item{'s' if len(ties) != 1 else ''} tied, broken {broken}: {shown}"

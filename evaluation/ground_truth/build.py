@@ -25,7 +25,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.adjudication import decisions_in_force
-from annotation.crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
+from annotation.crowd.aggregation import (
+    AggregationResult,
+    dawid_skene,
+    gold_weighted_vote,
+    majority_vote,
+    tie_rule_named,
+)
 from annotation.crowd.agreement import cohen_kappa_matrix, krippendorff_alpha, label_order
 from annotation.crowd.bradley_terry import BradleyTerryError, bradley_terry
 from annotation.crowd.encoding import Encoded, Labels, as_encoded, encode, on_scale
@@ -44,14 +50,20 @@ from annotation.normalisation import zscore_per_annotator
 from annotation.task_types import LIKERT_GOLD_TOLERANCE
 from evaluation.models import GroundTruthSnapshot, SnapshotLabel
 
-DEFAULT_TIE_RULE = "smallest"
+from .ties import rule_parameters, tie_states
+
+# The tie-break of the votes that are not the project's own majority vote (the gold-weighted
+# method's equal scores, the leaderboard's alternative ground truths): the lower label.
+DEFAULT_TIE_RULE = "lower"
 # Part of every input fingerprint: raise it when a change to the computation changes what a
 # snapshot holds for the same judgements, so the next run writes a corrected version instead of
 # "unchanged". 2: weighted kappa over the whole configured scale, gold-weighted ties listed.
 # 3: one vocabulary (the report's keys say annotator, not assessor or worker).
 # 4: Dawid-Skene order-free with smoothing 0; agreement reports name their duplicates rule.
 # 5: ordinal alpha per rating dimension; pairwise projects rank their systems (Bradley-Terry).
-COMPUTATION_VERSION = 5
+# 6: majority vote's ties follow the project's tie rule, named lower/higher (once smallest/largest),
+#    and every tied item records how it was settled or that it waits (evaluation.ground_truth.ties).
+COMPUTATION_VERSION = 6
 # Bootstrap resamples of the comparisons for the interval of each system's Bradley-Terry strength.
 RANKING_RESAMPLES = 200
 # The pairwise-kappa heat map keeps the annotators with the most labels: beyond a few dozen rows
@@ -87,20 +99,28 @@ def aggregate(data: Labels, method: str, tie_rule: str, with_gold: Labels, gold:
     """The aggregate label of every task by the named method.
 
     ``with_gold`` is ``data`` followed by the first answers given to gold items, whose expected
-    labels are ``gold``; only the gold-weighted vote uses them, and only to weigh each annotator
-    (gold items get no label, and are not listed as ties). ``tie_rule`` applies to both votes.
+    labels are ``gold``; only the gold-weighted vote and majority vote's ``gold_weighted`` tie-break
+    use them, and only to weigh each annotator (gold items get no label, and are not listed as
+    ties). ``tie_rule`` (``annotation.crowd.aggregation.TIE_RULES``) applies to both votes.
     """
     if method == Project.GroundTruthMethod.DAWID_SKENE:
         return dawid_skene(data)
     if method in _CROWD_METHODS:
         return aggregate_by_name(data, method)
     if method == Project.GroundTruthMethod.GOLD_WEIGHTED:
-        result = gold_weighted_vote(with_gold, gold, tie_rule=tie_rule)
-        for item in gold:
-            result.labels.pop(item, None)
-            result.confidence.pop(item, None)
-        return replace(result, ties=[item for item in result.ties if item not in gold])
+        return without_gold_items(gold_weighted_vote(with_gold, gold, tie_rule=tie_rule), gold)
+    if tie_rule == Project.TieRule.GOLD_WEIGHTED:
+        return without_gold_items(majority_vote(with_gold, tie_rule=tie_rule, gold=gold), gold)
     return majority_vote(data, tie_rule=tie_rule)
+
+
+def without_gold_items(result: AggregationResult, gold: dict) -> AggregationResult:
+    """``result`` without the gold items it labelled (they weigh annotators; they are not judged)."""
+    for item in gold:
+        result.labels.pop(item, None)
+        result.confidence.pop(item, None)
+        result.tie_breaks.pop(item, None)
+    return replace(result, ties=[item for item in result.ties if item not in gold])
 
 
 def ground_truth_judgements(project: Project, blocked: list[int] | None = None):
@@ -199,6 +219,10 @@ class Inputs:
     # Label projects: how disputed items were adjudicated (see ``adjudication_inputs``).
     decisions: dict = field(default_factory=dict)
     extra_assessors: dict = field(default_factory=dict)
+    # Items referred by a rule: task -> (where, why, complete), for the state of tied items.
+    referrals: dict = field(default_factory=dict)
+    # The project's majority vote refers its ties (to one more annotator, or to the researcher).
+    refers_ties: bool = False
 
 
 def database_now() -> datetime:
@@ -308,7 +332,29 @@ def adjudication_inputs(project: Project, judgements) -> tuple[dict, dict]:
     return decisions, extra
 
 
-def read_inputs(project_id: int, method: str | None, tie_rule: str) -> Inputs | str:
+def vote_tie_rule(project: Project, method: str, tie_rule: str | None) -> str:
+    """The tie-break the vote uses: ``tie_rule`` if given, else the project's own for its majority
+    vote (``Project.vote_tie_rule``), else the lower label."""
+    if tie_rule is not None:
+        return tie_rule_named(tie_rule)
+    if method == Project.GroundTruthMethod.MAJORITY:
+        return project.vote_tie_rule
+    return DEFAULT_TIE_RULE
+
+
+def referral_inputs(project: Project) -> dict[int, tuple[str, str, bool]]:
+    """Every referred item of a label project: (where it was referred, why, whether complete)."""
+    if not project.has_labels:
+        return {}
+    rows = (
+        Task.objects.filter(project=project, kind=Task.Kind.ITEM)
+        .exclude(referred_to="")
+        .values_list("pk", "referred_to", "referral_reason", "completed")
+    )
+    return {pk: (route, reason, complete) for pk, route, reason, complete in rows}
+
+
+def read_inputs(project_id: int, method: str | None, tie_rule: str | None = None) -> Inputs | str:
     """Read a project's inputs; or return why there is nothing to compute.
 
     The database clock is read *before* anything else, so every row read is at least as new as
@@ -319,6 +365,7 @@ def read_inputs(project_id: int, method: str | None, tie_rule: str) -> Inputs | 
     if project.type.is_free_text:
         return "nothing to aggregate: free-text references are downloaded as written"
     method = "rating-summary" if project.is_rating else (method or project.ground_truth_method)
+    tie_rule = vote_tie_rule(project, method, tie_rule)
     latest = project.snapshots.order_by("-version").values("version", "input_fingerprint").first()
     blocked = blocked_annotators(project)
     value = "answer" if project.is_rating else "label"
@@ -333,17 +380,20 @@ def read_inputs(project_id: int, method: str | None, tie_rule: str) -> Inputs | 
     rows = [(task, annotator, value) for _, _, _, task, annotator, value in read]
     gold_triples: list = []
     gold: dict = {}
-    if method == Project.GroundTruthMethod.GOLD_WEIGHTED:
+    if method == Project.GroundTruthMethod.GOLD_WEIGHTED or tie_rule == Project.TieRule.GOLD_WEIGHTED:
         gold_triples, gold = gold_inputs(project)
     decisions, extra_assessors = adjudication_inputs(project, ground_truth_judgements(project, blocked))
+    referrals = referral_inputs(project)
+    # A referring tie rule is an input under its own name: its ties wait (labelled lower meanwhile).
+    refers_ties = method == Project.GroundTruthMethod.MAJORITY and project.tie_route is not None
     fingerprint = fingerprint_inputs(
         project,
         method,
-        tie_rule,
+        project.tie_rule if refers_ties else tie_rule,
         blocked,
         meta,
         (gold_triples, sorted(gold.items())),
-        (sorted(decisions.items()), sorted(extra_assessors.items())),
+        (sorted(decisions.items()), sorted(extra_assessors.items()), sorted(referrals.items())),
     )
     if latest is not None and latest["input_fingerprint"] == fingerprint:
         return f"unchanged: version {latest['version']} was built from the same inputs"
@@ -362,6 +412,8 @@ def read_inputs(project_id: int, method: str | None, tie_rule: str) -> Inputs | 
         systems=compared_systems(project),
         decisions=decisions,
         extra_assessors=extra_assessors,
+        referrals=referrals,
+        refers_ties=refers_ties,
     )
 
 
@@ -390,6 +442,8 @@ class Computed:
     annotator_report: dict = field(default_factory=dict)
     # task -> (adjudicated by, the aggregate a researcher's label replaced, who/when/why)
     adjudications: dict = field(default_factory=dict)
+    # task -> how its tied vote was settled, or that it waits (evaluation.ground_truth.ties)
+    ties: dict = field(default_factory=dict)
 
 
 def label_classes(project: Project, triples: list) -> list:
@@ -417,6 +471,8 @@ def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed
         for key, value in vote.parameters.items()
         if key not in {"annotator_reliability", "annotator_weights"}
     }
+    if inputs.refers_ties:
+        parameters |= rule_parameters(inputs.project)
     counts = Counter(task_id for task_id, _, _ in triples)
     labels: list = [
         (task_id, int(label), float(vote.confidence[task_id]), counts[task_id], {})  # type: ignore[call-overload]
@@ -428,7 +484,8 @@ def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed
         progress("system ranking: Bradley-Terry", 0.85)
         figures["systems"] = system_ranking(triples, inputs.systems)
     labels, adjudications = adjudicated_labels(labels, inputs.decisions, inputs.extra_assessors)
-    return Computed(labels, parameters, figures, report, adjudications)
+    ties = tie_states(vote.ties, vote.tie_breaks, inputs.referrals, inputs.decisions, inputs.extra_assessors)
+    return Computed(labels, parameters, figures, report, adjudications, ties)
 
 
 def system_ranking(triples: list, systems: dict[int, tuple[str, str]]) -> dict:
@@ -725,6 +782,7 @@ def write_snapshot(inputs: Inputs, computed: Computed) -> GroundTruthSnapshot | 
                     confidence=confidence,
                     judgement_count=n,
                     details=details,
+                    tie=computed.ties.get(task_id, ""),
                     **adjudication_fields(computed.adjudications.get(task_id)),
                 )
                 for task_id, label, confidence, n, details in computed.labels
@@ -746,7 +804,7 @@ def build_snapshot(
     project_id: int,
     *,
     method: str | None = None,
-    tie_rule: str = DEFAULT_TIE_RULE,
+    tie_rule: str | None = None,
     progress: Progress = no_progress,
 ) -> GroundTruthSnapshot | None:
     """Write a new snapshot for the project, or return ``None`` if there is nothing new to write.
@@ -755,9 +813,11 @@ def build_snapshot(
        excludes them) and, for the gold-weighted vote, the first answers to gold items. Stop if
        there are none, or if the newest snapshot's fingerprint equals these inputs'.
     2. Label tasks (binary, graded, pairwise): agreement figures, the aggregate label per item
-       (``method``, default the project's own: majority vote, Dawid–Skene or gold-weighted vote)
-       and the annotator report; a researcher's decision in force replaces an item's aggregate,
-       and every adjudicated item says how (``adjudicated_labels``). Rating tasks: per dimension
+       (``method``, default the project's own: majority vote, Dawid–Skene or gold-weighted vote;
+       majority vote's ties by ``tie_rule``, default the project's, see ``vote_tie_rule``) and the
+       annotator report; a researcher's decision in force replaces an item's aggregate, every
+       adjudicated item says how (``adjudicated_labels``) and every tied item how its tie was
+       settled or that it waits (``ties.tie_states``). Rating tasks: per dimension
        mean, median and dispersion, interval agreement. Free-text tasks have nothing to aggregate
        and get no snapshot.
     3. Store the snapshot and one row per judged item, unless another run wrote the same or newer

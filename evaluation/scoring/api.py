@@ -54,7 +54,22 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["id", "tag", "group", "description", "pool_depth", "lines", "created_at", "download"]
+        fields = [
+            "id",
+            "tag",
+            "group",
+            "description",
+            "pool_depth",
+            "lines",
+            "created_at",
+            "withdrawn_at",
+            "download",
+        ]
+        extra_kwargs = {
+            "withdrawn_at": {
+                "help_text": "when it was withdrawn (kept, off the leaderboard); null if it is not"
+            }
+        }
 
     def get_download(self, run: Run) -> str:
         return reverse("run-trec-api", args=[run.project_id, run.pk], request=self.context.get("request"))
@@ -273,6 +288,11 @@ class LeaderboardView(APIView):
                         f"the evaluation is {evaluation.status}; the leaderboard exists once it is done"
                     ]
                 },
+                status=status.HTTP_409_CONFLICT,
+            )
+        if not evaluation.run_count:
+            return Response(
+                {"runs": ["the evaluation scored no run: every run was withdrawn or deleted"]},
                 status=status.HTTP_409_CONFLICT,
             )
         # ?as=, else what the client accepts (text/csv: csv, text/plain: trec_eval's layout), else JSON.

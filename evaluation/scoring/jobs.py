@@ -122,7 +122,9 @@ def start_evaluation(evaluation_id: int) -> int:
         evaluation = Evaluation.objects.select_for_update().filter(pk=evaluation_id).first()
         if evaluation is None or evaluation.status != Status.QUEUED:
             return 0
-        run_ids = list(evaluation.project.runs.order_by("tag").values_list("pk", flat=True))
+        # Withdrawn runs are kept but scored no more: they leave the leaderboard (evaluation.run_removal).
+        runs = evaluation.project.runs.filter(withdrawn_at__isnull=True)
+        run_ids = list(runs.order_by("tag").values_list("pk", flat=True))
         evaluation.status = Status.RUNNING
         evaluation.stage = "reading the ground truth"
         evaluation.started_at = timezone.now()

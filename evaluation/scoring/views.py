@@ -194,7 +194,11 @@ def leaderboard_page(request: AuthenticatedHttpRequest, project_id: int) -> Http
         return HttpResponseBadRequest("evaluation: must be an evaluation's number", content_type="text/plain")
     evaluation = chosen_evaluation(project, int(evaluation_id) if evaluation_id else None)
     context: dict = {"project": project, "evaluation": evaluation, "board": None}
-    if evaluation is not None and evaluation.status == Evaluation.Status.DONE:
+    if evaluation is not None:
+        context |= rescoring_after_withdrawal(evaluation)
+    if evaluation is not None and evaluation.status == Evaluation.Status.DONE and not evaluation.run_count:
+        context["no_runs"] = True  # every run withdrawn or deleted: nothing to rank
+    elif evaluation is not None and evaluation.status == Evaluation.Status.DONE:
         try:
             options = BoardOptions.from_query(request.GET, available_measures(evaluation))
         except BoardError as error:
@@ -216,6 +220,22 @@ def leaderboard_page(request: AuthenticatedHttpRequest, project_id: int) -> Http
     return render(request, "evaluation/leaderboard.html", context)
 
 
+def rescoring_after_withdrawal(evaluation: Evaluation) -> dict:
+    """Runs this evaluation scored that were withdrawn since, and the evaluation that scores the runs
+    without them (queued or running), for the leaderboard's notice."""
+    withdrawn = list(
+        evaluation.scores.filter(run__withdrawn_at__isnull=False)
+        .order_by("run__tag")
+        .values_list("run__tag", flat=True)
+    )
+    if not withdrawn:
+        return {}
+    pending = evaluation.project.evaluations.filter(
+        status__in=[Evaluation.Status.QUEUED, Evaluation.Status.RUNNING], created_at__gt=evaluation.created_at
+    ).first()
+    return {"withdrawn_runs": withdrawn, "rescoring": pending}
+
+
 def comparisons(evaluation: Evaluation) -> list[dict]:
     """Crowd against each external qrels (for an evaluation against a snapshot)."""
     if evaluation.snapshot is None:
@@ -234,7 +254,9 @@ def leaderboard_download(
     """The leaderboard as CSV or JSON (with the query's measures and test), or every run's measures
     in trec_eval's text layout (``txt``; ``?q=1`` adds each topic, as ``trec_eval -q``)."""
     project = owned_project(request.user, project_id)
-    evaluation = get_object_or_404(project.evaluations, pk=evaluation_id, status=Evaluation.Status.DONE)
+    evaluation = get_object_or_404(
+        project.evaluations, pk=evaluation_id, status=Evaluation.Status.DONE, run_count__gt=0
+    )
     if fmt not in DOWNLOADS:
         raise Http404("the leaderboard downloads as .csv, .json or .txt")
     name = f"project{project.pk}-evaluation{evaluation.pk}"

@@ -295,7 +295,7 @@ def test_the_settings_page_sets_the_rule_and_applies_it(client, researcher, proj
     data |= {"adjudication_threshold": "0.75", "active": "on"}
     response = client.post(reverse("project-settings", args=[project.pk]), data, follow=True)
     assert response.status_code == 200
-    assert "1 disputed item referred" in response.content.decode()
+    assert "1 disputed or tied item referred" in response.content.decode()
     assert ordered(project)[0].referred_to == AdjudicatedBy.RESEARCHER
 
 

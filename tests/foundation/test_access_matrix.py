@@ -134,6 +134,7 @@ def world(django_user_model, researcher, annotators, django_capture_on_commit_ca
         "evaluations/<pk>": evaluation.pk,
         "jobs/<pk>": GroundTruthJob.objects.filter(project=project).first().pk,
         "items/<pk>": judgement.task_id,
+        "leases/<pk>": assignment.pk,  # an annotator's lease, which the owner may release
         "text-evaluations/<pk>": TextEvaluation.objects.create(project=project, status="done").pk,
         "import-jobs/<pk>": ImportJob.objects.create(
             kind="collection",

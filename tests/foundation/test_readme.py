@@ -25,7 +25,15 @@ from tests.conftest import PROJECT_DIR
 
 README = (PROJECT_DIR / "README.md").read_text()
 STARTS = ("python", "dev.py", "cranfield", "curl", ".venv/")
-RUNNABLE_STARTS = ("python3.11 dev.py ", ".venv/bin/", "curl ", "docker ", "cp ", "TOKEN=$(python3.11 ")
+RUNNABLE_STARTS = (
+    "python3.11 dev.py ",
+    ".venv/bin/",
+    "curl ",
+    "docker ",
+    "cp ",
+    "TOKEN=$(python3.11 ",
+    "PROJECT=$(curl ",
+)
 
 
 def sh_commands() -> list[str]:
@@ -143,11 +151,14 @@ def test_concrete_cranfield_commands_run(command, monkeypatch, capsys):
         assert capsys.readouterr().out == (PROJECT_DIR / "tests/data/trec_eval_tests/out.test").read_text()
 
 
-@pytest.mark.parametrize("command", [c for c in COMMANDS if c.startswith("curl ")])
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c.startswith(("curl ", "PROJECT=$(curl "))])
 def test_curl_urls_resolve_and_bodies_are_json(command):
     from django.urls import resolve
 
-    words = shlex.split(command.replace("$TOKEN", "token"))
+    # The shell's variables as a reader's shell would fill them: a token, the project just made.
+    words = shlex.split(
+        command.replace("$TOKEN", "token").replace("$PROJECT", "7").removeprefix("PROJECT=$(")
+    )
     urls = [w for w in words if w.startswith("http://127.0.0.1:8000/")]
     assert len(urls) == 1, command
     resolve(urls[0].removeprefix("http://127.0.0.1:8000"))

@@ -114,12 +114,12 @@ def test_a_decision_requests_a_job_through_the_signal_and_never_computes_in_the_
 
 def test_a_decision_changes_the_fingerprint_and_none_leaves_old_fingerprints_alone(researcher, four):
     project = disputed_project(researcher, four)
-    before = read_inputs(project.pk, None, "smallest")
+    before = read_inputs(project.pk, None, "lower")
     assert before.fingerprint == fingerprint_inputs(
-        project, before.method, "smallest", [], _table(project), ([], [])
+        project, before.method, "lower", [], _table(project), ([], [])
     )
     settle(items(project)[0], researcher, 0)
-    after = read_inputs(project.pk, None, "smallest")
+    after = read_inputs(project.pk, None, "lower")
     assert after.fingerprint != before.fingerprint
 
 

@@ -106,10 +106,13 @@ def test_the_ordered_figures_equal_statsmodels_and_the_krippendorff_package(judg
 def test_the_majority_vote_and_its_ties_are_stored(judged):
     project, triples = judged
     snapshot = build_snapshot(project.pk)
-    vote = majority_vote(triples, tie_rule="smallest")
+    vote = majority_vote(triples, tie_rule="lower")
     assert vote.ties  # the design splits some items, so the tie rule matters here
     assert snapshot.agreement["ties"] == sorted(vote.ties)
-    assert snapshot.parameters == {"tie_rule": "smallest"}
+    assert snapshot.parameters == {"tie_rule": "lower"}  # k = 3: a rule nobody chose is the lower label
+    assert {row.task_id: row.tie for row in snapshot.labels.exclude(tie="")} == dict.fromkeys(
+        vote.ties, "lower"
+    )
     stored = {row.task_id: (row.label, row.confidence) for row in snapshot.labels.all()}
     assert stored == {task: (vote.labels[task], pytest.approx(vote.confidence[task])) for task in vote.labels}
 

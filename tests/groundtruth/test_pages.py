@@ -14,6 +14,7 @@ from annotation.models import Judgement
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.ground_truth.jobs import compute_ground_truth
 from evaluation.ground_truth.report import agreement_report
+from evaluation.ground_truth.ties import tie_report
 from evaluation.models import GroundTruthJob
 from tests.groundtruth.builders import items, judge, label_project, likert_project
 
@@ -290,7 +291,9 @@ def test_the_agreement_api_returns_the_report_the_page_shows(
     url = f"/api/projects/{project.pk}/agreement/"
     response = only_the_owner(client, url, researcher, outsider_researcher, annotators[0], api=True)
     body = response.json()
-    expected = json.loads(json.dumps(agreement_report(project, project.snapshots.get())))
+    snapshot = project.snapshots.get()
+    report = agreement_report(project, snapshot) | {"ties": tie_report(project, snapshot)}
+    expected = json.loads(json.dumps(report))
     assert body == expected
     assert body["snapshot"]["version"] == 1 and len(body["annotators"]) == 3
     assert client.get(url + "?version=3").status_code == 404

@@ -211,7 +211,7 @@ def test_a_bundle_moves_the_demo_to_a_fresh_install_with_the_same_leaderboards(s
     evaluations = destination.wait("projects_evaluations_list", finished, project_pk=copy)
     assert len(evaluations) == expected == 2, evaluations  # the crowd's snapshot and the official qrels
 
-    assert destination.call("projects_retrieve", id=copy).json()["name"] == demo["name"]
+    assert destination.call("projects_retrieve", id=copy).json()["name"] == f"{demo['name']} (imported)"
     original, moved = collection(source, demo["id"]), collection(destination, copy)
     for part, rows in original.items():
         assert rows, part

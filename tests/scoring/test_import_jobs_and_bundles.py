@@ -162,7 +162,7 @@ def test_a_bundle_rebuilds_the_collection_and_its_leaderboard(
     job = import_bundle(researcher, data, django_capture_on_commit_callbacks)
     assert job["status"] == "done", job
     copy = Project.objects.get(pk=job["project"])
-    assert copy.owner == researcher and copy.name == original.name and copy.pk != original.pk
+    assert copy.owner == researcher and copy.name == f"{original.name} (imported)" and copy.pk != original.pk
     for model, field in [(Topic, "project"), (Document, "project"), (Task, "project"), (Run, "project")]:
         assert (
             model.objects.filter(**{field: copy}).count() == model.objects.filter(**{field: original}).count()
@@ -300,3 +300,109 @@ def test_a_bundle_carries_adjudications_referrals_and_references(
     again = build_snapshot(copy.pk)
     assert again is not None and again.version == 2
     assert adjudicated(again) == adjudicated(snapshot)
+
+
+def rezipped(data: bytes, change) -> bytes:
+    """The bundle with its manifest changed by ``change`` (the manifest lists the other files' sums)."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as changed:
+        for name in source.namelist():
+            content = source.read(name)
+            if name == "manifest.json":
+                manifest = json.loads(content)
+                change(manifest)
+                content = json.dumps(manifest).encode()
+            changed.writestr(name, content)
+    return out.getvalue()
+
+
+def test_an_imported_copy_says_so_and_its_annotators_come_in_inactive(
+    client, researcher, annotators, scored, django_capture_on_commit_callbacks
+):
+    from annotation.assignment import AssignmentError, block_annotator, claim_next_task
+    from annotation.models import Membership
+
+    original = scored.project
+    block_annotator(original, annotators[2])
+    data = bundle_of(researcher, original)
+    first = Project.objects.get(
+        pk=import_bundle(researcher, data, django_capture_on_commit_callbacks)["project"]
+    )
+    second = Project.objects.get(
+        pk=import_bundle(researcher, data, django_capture_on_commit_callbacks)["project"]
+    )
+    assert (first.name, second.name) == ("Test project (imported)", "Test project (imported 2)")
+    # A copy of a copy is named after the original, numbered on.
+    third_data = bundle_of(researcher, first)
+    third = Project.objects.get(
+        pk=import_bundle(researcher, third_data, django_capture_on_commit_callbacks)["project"]
+    )
+    assert third.name == "Test project (imported 3)"
+
+    statuses = dict(Membership.objects.filter(project=first).values_list("annotator__username", "status"))
+    assert statuses == {"annotator1": "inactive", "annotator2": "inactive", "annotator3": "blocked"}
+    with pytest.raises(AssignmentError, match="not active yet"):
+        claim_next_task(first, annotators[0])
+    client.force_login(annotators[0])
+    home = client.get(reverse("home")).content.decode()
+    assert original.name in home and "(imported" not in home  # the copy is not theirs to judge yet
+
+    client.force_login(researcher)
+    home = client.get(reverse("home")).content.decode().split('id="owned-projects"')[1]
+    shown = [line.split("</li>")[0] for line in home.split("<li>")[1:]]
+    assert len(shown) == 4 and len(set(shown)) == 4  # no two look the same
+
+    client.post(reverse("member-unblock", args=[first.pk, annotators[0].pk]))
+    assert Membership.objects.get(project=first, annotator=annotators[0]).status == "active"
+
+
+def test_a_bundle_imported_with_its_annotators_active_lets_them_judge(
+    researcher, annotators, django_capture_on_commit_callbacks
+):
+    from annotation.models import Membership
+
+    project = make_project(researcher, annotators, k=2)
+    data = bundle_of(researcher, project)
+    refused = api(researcher).generic(
+        "POST",
+        reverse("bundle-import-api") + "?activate_annotators=maybe",
+        data,
+        content_type="application/zip",
+    )
+    assert refused.status_code == 400 and "activate_annotators" in refused.json()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api(researcher).generic(
+            "POST",
+            reverse("bundle-import-api") + "?activate_annotators=true",
+            data,
+            content_type="application/zip",
+        )
+    assert response.status_code == 202
+    embedded.run_queued()
+    copy = Project.objects.get(pk=api(researcher).get(response.json()["url"]).json()["project"])
+    assert set(Membership.objects.filter(project=copy).values_list("status", flat=True)) == {"active"}
+
+
+def test_a_bundle_written_before_tie_rules_keeps_the_lower_label_and_a_withdrawn_run_stays_withdrawn(
+    researcher, scored, django_capture_on_commit_callbacks
+):
+    from evaluation.run_removal import withdraw
+
+    original = scored.project
+    Project.objects.filter(pk=original.pk).update(tie_rule="extra_annotator")
+    with django_capture_on_commit_callbacks(execute=True):
+        withdraw(original.runs.get(tag="runB"), researcher)
+    embedded.run_queued()
+
+    def without_tie_rule(manifest):
+        del manifest["project"]["tie_rule"]
+
+    old = rezipped(bundle_of(researcher, original), without_tie_rule)
+    copy = Project.objects.get(
+        pk=import_bundle(researcher, old, django_capture_on_commit_callbacks)["project"]
+    )
+    assert copy.tie_rule == "lower"
+    assert copy.runs.get(tag="runB").withdrawn_at is not None
+    newest = Evaluation.objects.filter(project=copy).order_by("-pk").first()
+    assert list(newest.scores.values_list("run__tag", flat=True)) == ["runA"]
