@@ -246,8 +246,11 @@ BOARD_PARAMETERS = [
 
 
 class LeaderboardView(APIView):
-    """Runs × measures with 95% confidence intervals, and every pair compared on the first measure
-    (paired test over topics, corrected for the number of pairs). 409 while the job runs."""
+    """Runs × measures with 95% bootstrap intervals over topics (``interval`` says how; below its
+    minimum of topics ``low`` and ``high`` are null and ``reason`` says why), and every pair
+    compared on the first measure (paired test over topics, corrected for the number of pairs;
+    below the minimum of topics ``p_value``, ``corrected_p`` and ``significant`` are null and
+    ``significance.reason`` says why). ``signature`` names all of it. 409 while the job runs."""
 
     permission_classes = [IsResearcher]
     renderer_classes = with_downloads(CsvRenderer, PlainTextRenderer)
