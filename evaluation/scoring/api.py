@@ -41,6 +41,7 @@ from .board import (
     per_topic_table,
     trec_eval_text,
 )
+from .checks import shown_checks
 from .compute import run_file
 from .external import import_external_qrels
 from .views import requested
@@ -64,6 +65,10 @@ class EvaluationSerializer(serializers.ModelSerializer):
     ground_truth = serializers.CharField(source="ground_truth_name", read_only=True)
     snapshot_version = serializers.IntegerField(source="snapshot.version", read_only=True, allow_null=True)
     leaderboard = serializers.SerializerMethodField()
+    checks = serializers.SerializerMethodField(
+        help_text="the trust checks; a stability row below the minimum of runs has null tau and tau_ap "
+        "and the reason"
+    )
 
     class Meta:
         model = Evaluation
@@ -86,6 +91,9 @@ class EvaluationSerializer(serializers.ModelSerializer):
             "checks",
             "leaderboard",
         ]
+
+    def get_checks(self, evaluation: Evaluation) -> dict:
+        return shown_checks(evaluation.checks)
 
     def get_leaderboard(self, evaluation: Evaluation) -> str:
         return reverse(

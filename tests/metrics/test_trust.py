@@ -130,6 +130,7 @@ def test_agreement_with_reference_equals_scikit_learn_kappa():
     from evaluation.metrics.trust import agreement_with_reference
 
     rng = random.Random(3)
+    checked = 0
     for _ in range(50):
         topics = [str(t) for t in range(rng.randint(1, 4))]
         reference = {
@@ -147,10 +148,28 @@ def test_agreement_with_reference_equals_scikit_learn_kappa():
             shared = sorted(set(crowd[row.topic]) & set(reference[row.topic]))
             a = [int(crowd[row.topic][d] >= 1) for d in shared]
             b = [int(reference[row.topic][d] >= 1) for d in shared]
-            if row.kappa is None:
-                assert len(shared) < 2 or (len(set(a)) == len(set(b)) == 1 and a[0] == b[0])
+            if len(shared) < 10:
+                assert row.kappa is None
+                assert row.reason == f"too few shared items for a kappa ({len(shared)}; needs at least 10)"
+            elif row.kappa is None:
+                assert len(set(a)) == len(set(b)) == 1 and a[0] == b[0] and "undefined" in row.reason
             else:
-                assert row.kappa == pytest.approx(cohen_kappa_score(a, b))
+                assert row.kappa == pytest.approx(cohen_kappa_score(a, b)) and row.reason is None
+                checked += 1
             relevant = [d for d, rel in reference[row.topic].items() if rel >= 1]
             assert row.reference_relevant == len(relevant)
             assert row.reference_relevant_judged == sum(d in crowd[row.topic] for d in relevant)
+    assert checked > 30
+
+
+def test_the_mean_kappa_over_topics_weighs_each_by_its_shared_documents():
+    from evaluation.metrics.trust import TopicAgreement, weighted_mean_kappa
+
+    rows = [
+        TopicAgreement("1", 30, 0.8, 5, 5),
+        TopicAgreement("2", 10, 0.2, 5, 5),
+        TopicAgreement("3", 4, None, 1, 1, "too few shared items for a kappa (4; needs at least 10)"),
+    ]
+    # (30 · 0.8 + 10 · 0.2) / 40 = 0.65; the unweighted mean of the two would be 0.5.
+    assert weighted_mean_kappa(rows) == pytest.approx(0.65)
+    assert weighted_mean_kappa(rows[2:]) is None

@@ -101,3 +101,54 @@ def test_on_twelve_topics_the_intervals_are_the_bootstrap_inside_zero_one_and_pa
     assert f'<small class="interval">[{first["low"]:.3f}, {first["high"]:.3f}]</small>' in text
     assert "No intervals" not in text and "No significance verdict" not in text
     assert "1 significant at α = 0.05" in text
+
+
+def test_ranking_stability_over_two_runs_shows_no_tau_but_the_reason_on_the_page_and_the_api(
+    client, scored, researcher
+):
+    """Two runs: Kendall's τ of two rankings of two systems is ±1 by construction."""
+    reason = "too few runs for a correlation (2; needs at least 5)"
+    stored = scored.checks["stability"]
+    assert any(row["kendall_tau"] == 1.0 for row in stored)  # the job keeps the figures
+    detail = api(researcher).get(reverse("evaluation-api", args=[scored.project.pk, scored.pk])).json()
+    for row in detail["checks"]["stability"]:
+        assert row["kendall_tau"] is None and row["tau_ap"] is None
+        assert row["systems"] == 2 and row["reason"] == reason
+    client.force_login(researcher)
+    text = client.get(reverse("leaderboard", args=[scored.project.pk])).content.decode()
+    assert f"No τ or τ<sub>AP</sub>: {reason}." in text
+
+
+def test_from_five_runs_the_stability_figures_are_shown():
+    from evaluation.scoring.checks import shown_checks
+
+    checks = {
+        "pool_bias": [{"run": f"r{index}"} for index in range(5)],
+        "stability": [{"ground_truth": "method: majority", "kendall_tau": 0.8, "tau_ap": 0.7, "flipped": []}],
+    }
+    (row,) = shown_checks(checks)["stability"]
+    assert (row["kendall_tau"], row["tau_ap"], row["systems"], row["reason"]) == (0.8, 0.7, 5, None)
+
+
+def test_per_topic_kappa_against_external_qrels_on_few_documents_shows_the_reason(client, scored, researcher):
+    from evaluation.models import ExternalQrels
+    from evaluation.scoring.external import crowd_against_external
+
+    external = ExternalQrels.objects.create(
+        project=scored.project,
+        name="official",
+        judgements={"401": {"d1": 1, "d2": 1, "d3": 0}, "402": {"d4": 1}},
+        judged_count=4,
+        relevant_count=3,
+    )
+    compared = crowd_against_external(scored.snapshot, external)
+    assert compared["mean_kappa"] is None and compared["kappa_topics"] == 0
+    for row in compared["topics"]:
+        assert row["kappa"] is None
+        assert row["reason"] == f"too few shared items for a kappa ({row['shared']}; needs at least 10)"
+    client.force_login(researcher)
+    text = client.get(
+        reverse("leaderboard", args=[scored.project.pk]), {"evaluation": scored.pk}
+    ).content.decode()
+    assert "No Cohen's κ: no topic has 10 documents judged by both" in text
+    assert all(row["reason"] in text for row in compared["topics"])
