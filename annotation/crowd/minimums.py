@@ -93,4 +93,3 @@ ITEMS_FOR_AGREEMENT_INTERVAL = Minimum(30, "items", "an interval")
 # A percentile bootstrap interval of a system's Bradley-Terry strength, resampling the
 # comparisons: each system needs as many comparisons of its own as a mean needs topics.
 COMPARISONS_FOR_INTERVAL = Minimum(TOPICS_FOR_INTERVAL.count, "comparisons", "an interval")
-

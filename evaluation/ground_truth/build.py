@@ -30,6 +30,7 @@ from annotation.crowd.agreement import cohen_kappa_matrix, krippendorff_alpha, l
 from annotation.crowd.bradley_terry import BradleyTerryError, bradley_terry
 from annotation.crowd.encoding import Encoded, Labels, as_encoded, encode, on_scale
 from annotation.crowd.methods import aggregate_by_name
+from annotation.crowd.minimums import ITEMS_FOR_KAPPA
 from annotation.crowd.quality import (
     agreement_with_aggregate,
     busiest,
@@ -51,7 +52,9 @@ DEFAULT_TIE_RULE = "smallest"
 # 3: one vocabulary (the report's keys say annotator, not assessor or worker).
 # 4: Dawid-Skene order-free with smoothing 0; agreement reports name their duplicates rule.
 # 5: ordinal alpha per rating dimension; pairwise projects rank their systems (Bradley-Terry).
-COMPUTATION_VERSION = 5
+# 6: mean Cohen's kappa weighted by shared items over pairs sharing at least 10, PABAK and the
+#    pooled agreement beside it, no interval below 30 items (annotation.crowd.minimums).
+COMPUTATION_VERSION = 6
 # Bootstrap resamples of the comparisons for the interval of each system's Bradley-Terry strength.
 RANKING_RESAMPLES = 200
 # The pairwise-kappa heat map keeps the annotators with the most labels: beyond a few dozen rows
@@ -547,13 +550,14 @@ def pairwise_report(
 ) -> dict:
     """The kappa and shared-items matrices of the busiest annotators, as the heat map shows them."""
     shown = busiest(counts, HEATMAP_ANNOTATORS)
-    matrix = cohen_kappa_matrix(data, weights=weights, annotators=shown)
+    matrix = cohen_kappa_matrix(data, weights=weights, annotators=shown, min_shared=ITEMS_FOR_KAPPA.count)
     return {
         "dimension": dimension,
         "weights": weights,
         "annotators": shown,
         "kappa": matrix["kappa"],
         "shared": matrix["shared_items"],
+        "min_shared": matrix["min_shared"],
         "annotators_total": len(counts),
     }
 
