@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotation.crowd.minimums import TOPICS_FOR_INTERVAL, Minimum
+from annotation.crowd.minimums import INPUTS_FOR_INTERVAL, TOPICS_FOR_INTERVAL, Minimum
 
 # Resamples drawn at once: a chunk's count matrix is CHUNK × units floats.
 CHUNK = 1000
@@ -74,6 +74,8 @@ class IntervalMethod:
 
 # The leaderboard's intervals: a mean over topics.
 OVER_TOPICS = IntervalMethod()
+# A system's mean rating over inputs (the systems page; ``meta_evaluation.system_scores``).
+OVER_INPUTS = IntervalMethod(resamples=1000, unit="inputs", minimum=INPUTS_FOR_INTERVAL)
 
 
 @dataclass(frozen=True)

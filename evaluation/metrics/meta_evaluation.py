@@ -22,6 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from annotation.crowd.minimums import INPUTS_FOR_INTERVAL, Minimum
+
+from .intervals import expanded_probabilities
+
 Record = tuple[str, str, float]  # (system, input, value)
 METHODS = ("pearson", "spearman", "kendall")
 LEVELS = ("summary", "system", "global")
@@ -320,16 +324,28 @@ class SystemScore:
     system: str
     mean: float  # over the system's outputs
     median: float
-    low: float  # percentile bootstrap interval of the mean, resampling inputs (NaN without resamples)
-    high: float
+    low: float | None  # interval of the mean resampling inputs (``system_scores``); None without one
+    high: float | None
     outputs: int
+    inputs: int = 0  # the inputs the system has outputs for: what its interval rests on
+    reason: str | None = None  # why there is no interval (too few inputs)
 
 
 def system_scores(
-    records: Iterable[Record], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
+    records: Iterable[Record],
+    *,
+    resamples: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+    minimum: Minimum = INPUTS_FOR_INTERVAL,
 ) -> list[SystemScore]:
     """Each system's mean and median score with a bootstrap interval over inputs (the same resampled
-    inputs for every system, as the systems were rated on the same inputs), best first."""
+    inputs for every system, as the systems were rated on the same inputs), best first.
+
+    The interval is the expanded percentile one (``intervals.expanded_probabilities``, Hesterberg
+    2015) of the mean over a system's outputs, so it lies between its lowest and highest score (a
+    rating's interval inside the scale); a system with outputs on fewer than ``minimum`` inputs
+    gets none, and the reason. ``resamples=0`` asks for no interval (None, no reason)."""
     by_system: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for system, input_id, value in records:
         by_system[system][input_id].append(value)
@@ -339,26 +355,33 @@ def system_scores(
     out = []
     for system, per_input in by_system.items():
         values = [v for i in inputs for v in per_input.get(i, [])]
-        low, high = _interval_over_inputs(per_input, inputs, draws, level)
+        reason = minimum.reason(len(per_input)) if draws is not None else None
+        low = high = None
+        if draws is not None and reason is None:
+            low, high = _interval_over_inputs(
+                per_input, inputs, draws, expanded_probabilities(len(per_input), level)
+            )
         mean, median = float(np.mean(values)), float(np.median(values))
-        out.append(SystemScore(system, mean, median, low, high, len(values)))
+        out.append(SystemScore(system, mean, median, low, high, len(values), len(per_input), reason))
     return sorted(out, key=lambda s: (-s.mean, s.system))
 
 
 def _interval_over_inputs(
-    per_input: dict[str, list[float]], inputs: list[str], draws: np.ndarray | None, level: float
-) -> tuple[float, float]:
-    """Percentile interval of the mean over outputs when the inputs are drawn as ``draws`` (rows of
-    input indices); inputs a system has no output for add nothing to a draw."""
-    if draws is None:
-        return math.nan, math.nan
+    per_input: dict[str, list[float]],
+    inputs: list[str],
+    draws: np.ndarray,
+    probabilities: tuple[float, float],
+) -> tuple[float | None, float | None]:
+    """The mean over outputs when the inputs are drawn as ``draws`` (rows of input indices), read
+    at ``probabilities``; inputs a system has no output for add nothing to a draw."""
     sums = np.array([sum(per_input.get(i, [])) for i in inputs])
     counts = np.array([len(per_input.get(i, [])) for i in inputs])
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
     means = means[np.isfinite(means)]
     if not len(means):
-        return math.nan, math.nan
-    tail = 100 * (1 - level) / 2
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return float(low), float(high)
+        return None, None
+    low, high = np.quantile(means, probabilities)
+    values = [v for i in inputs for v in per_input.get(i, [])]
+    # Every resampled mean lies between the lowest and highest score; keep the ends there despite rounding.
+    return float(np.clip(low, min(values), max(values))), float(np.clip(high, min(values), max(values)))

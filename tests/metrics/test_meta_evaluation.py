@@ -10,6 +10,8 @@ import random
 from collections import defaultdict
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from evaluation.metrics.meta_evaluation import (
@@ -168,8 +170,11 @@ def test_dialsummeval_correlations_are_scipys_on_the_same_vectors(dialsummeval):
 
 
 def test_system_scores_resample_inputs_and_equal_a_hand_computation():
+    """The expanded percentile interval (Hesterberg 2015) of each system's mean over the same
+    resampled inputs: the resampled means read at ``expanded_probabilities(30)``."""
     import numpy as np
 
+    from evaluation.metrics.intervals import expanded_probabilities
     from evaluation.metrics.meta_evaluation import system_scores
 
     rng = np.random.default_rng(4)
@@ -179,10 +184,35 @@ def test_system_scores_resample_inputs_and_equal_a_hand_computation():
     draws = np.random.default_rng(9).integers(0, len(inputs), (500, len(inputs)))
     for system in ("a", "b"):
         values = np.array([v for s, i, v in sorted(records, key=lambda r: inputs.index(r[1])) if s == system])
-        expected = np.percentile(values[draws].mean(axis=1), [2.5, 97.5])
+        expected = np.quantile(values[draws].mean(axis=1), expanded_probabilities(30, 0.95))
         assert (rows[system].low, rows[system].high) == pytest.approx(tuple(expected))
         assert rows[system].mean == pytest.approx(values.mean()) and rows[system].median == np.median(values)
         assert rows[system].low <= rows[system].mean <= rows[system].high and rows[system].outputs == 30
+        assert rows[system].inputs == 30 and rows[system].reason is None
+    # Nine inputs are too few: no interval, and the reason.
+    few = system_scores([r for r in records if int(r[1][2:]) < 9], resamples=500)
+    assert all(
+        row.low is None and row.reason == "too few inputs for an interval (9; needs at least 10)"
+        for row in few
+    )
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("abc"), st.integers(0, 14), st.integers(1, 5)), min_size=1, max_size=80
+    )
+)
+def test_a_systems_rating_interval_lies_inside_the_scale_and_its_own_ratings(rows):
+    from evaluation.metrics.meta_evaluation import system_scores
+
+    records = [(system, f"in{i}", float(score)) for system, i, score in rows]
+    for row in system_scores(records, resamples=200):
+        ratings = [value for system, _, value in records if system == row.system]
+        if row.low is None:
+            assert row.inputs < 10 and row.reason
+        else:
+            assert 1 <= min(ratings) <= row.low <= row.mean <= row.high <= max(ratings) <= 5
 
 
 def test_dialsummeval_system_scores_put_the_systems_in_the_provenance_order_with_intervals(dialsummeval):
