@@ -11,6 +11,9 @@ document, a dialogue, a source sentence) — one set from a metric, one from a h
   correlates with the humans better than another, allowing for the two metrics' own correlation.
 - **Pairwise system-ranking accuracy** (Mathur et al. 2020; Kocmi et al. 2021): the share of system
   pairs a metric orders as the humans do.
+
+Below the minimums of ``annotation.crowd.minimums`` (points for a correlation, inputs for an
+interval, systems for Williams' test and for an accuracy) a figure is not given, and the reason is.
 """
 
 from __future__ import annotations
@@ -22,7 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotation.crowd.minimums import INPUTS_FOR_INTERVAL, Minimum
+from annotation.crowd.minimums import (
+    INPUTS_FOR_INTERVAL,
+    POINTS_FOR_CORRELATION,
+    SYSTEMS_FOR_ACCURACY,
+    SYSTEMS_FOR_WILLIAMS,
+    Minimum,
+)
 
 from .intervals import expanded_probabilities
 
@@ -134,10 +143,16 @@ def _row_correlations(x: np.ndarray, y: np.ndarray, method: str) -> np.ndarray:
 class Correlation:
     level: str
     method: str
-    value: float
-    low: float
+    value: float  # NaN when undefined (a constant side) or below the minimum (``reason``)
+    low: float  # percentile bootstrap interval over inputs; NaN without one
     high: float
     n: int  # outputs (global), systems (system) or inputs (summary)
+    reason: str | None = None  # why there is no value: too few points at this level
+    interval_reason: str | None = None  # why a value has no interval: too few inputs to resample
+
+
+# What a correlation's n counts at each level, as the reasons name it.
+LEVEL_UNITS = {"global": "outputs", "system": "systems", "summary": "inputs"}
 
 
 def correlations(
@@ -149,12 +164,18 @@ def correlations(
     resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    minimum: Minimum = POINTS_FOR_CORRELATION,
+    interval_minimum: Minimum = INPUTS_FOR_INTERVAL,
 ) -> list[Correlation]:
     """Every level × method, each with a percentile bootstrap interval over inputs (the inputs are
     resampled with replacement and every output of a drawn input comes with it; ``resamples=0``
     leaves the interval NaN). A replicate is ``level_correlation`` of the resampled outputs, each
     drawn input's outputs counted as often as it was drawn; a replicate that is undefined (a
-    constant side) is left out.
+    constant side) is left out. Replicates are correlations, so the interval lies in [−1, 1].
+
+    Below ``minimum`` points at its level (systems, inputs or outputs) a correlation has no value,
+    and ``reason`` says why; below ``interval_minimum`` inputs a value has no interval, and
+    ``interval_reason`` says why.
 
     The replicates are computed from each draw's input counts, not by building every resampled
     sample: a summary-level replicate is the count-weighted mean of the per-input correlations,
@@ -170,17 +191,24 @@ def correlations(
     tail = (1 - confidence) / 2 * 100
     results = []
     for level in levels:
+        size = {"global": len(pairs), "system": len(table.systems), "summary": len(table.inputs)}[level]
+        reason = minimum.reason(size, LEVEL_UNITS[level])
         for method in methods:
+            if reason is not None:
+                results.append(Correlation(level, method, math.nan, math.nan, math.nan, size, reason))
+                continue
             value = level_correlation(pairs, level, method)
-            replicates = table.replicates(level, method, counts)
-            replicates = replicates[~np.isnan(replicates)]
-            low, high = (
-                (float(np.percentile(replicates, tail)), float(np.percentile(replicates, 100 - tail)))
-                if len(replicates)
-                else (math.nan, math.nan)
-            )
-            size = {"global": len(pairs), "system": len(table.systems), "summary": len(table.inputs)}[level]
-            results.append(Correlation(level, method, value, low, high, size))
+            interval_reason = interval_minimum.reason(len(table.inputs)) if resamples else None
+            low = high = math.nan
+            if interval_reason is None and resamples and not math.isnan(value):
+                replicates = table.replicates(level, method, counts)
+                replicates = np.clip(replicates[~np.isnan(replicates)], -1.0, 1.0)  # rounding only
+                if len(replicates):
+                    low, high = (
+                        float(np.percentile(replicates, tail)),
+                        float(np.percentile(replicates, 100 - tail)),
+                    )
+            results.append(Correlation(level, method, value, low, high, size, None, interval_reason))
     return results
 
 
@@ -244,6 +272,16 @@ class _OutputTable:
 
 
 @dataclass(frozen=True)
+class WilliamsReport:
+    """Williams' tests of one metric against the others over ``systems`` systems, or none and the
+    ``reason`` (too few systems)."""
+
+    systems: int
+    tests: list[dict]
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
 class WilliamsResult:
     t: float
     p_value: float  # one-sided: the first metric correlates with the humans more than the second
@@ -269,16 +307,20 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsResult:
 
 
 def williams_tests(
-    first: str, metric_means: Mapping[str, Mapping[str, float]], human_means: Mapping[str, float]
-) -> list[dict]:
+    first: str,
+    metric_means: Mapping[str, Mapping[str, float]],
+    human_means: Mapping[str, float],
+    minimum: Minimum = SYSTEMS_FOR_WILLIAMS,
+) -> WilliamsReport:
     """Williams' test of metric ``first`` against each other metric of ``metric_means`` ({metric:
     {system: mean}}): does ``first`` correlate with the humans better, by Pearson's r over the
     systems every metric and the humans share (the system level, as the WMT metrics tasks test)?
-    Each result is ``{"first", "second", "t", "p_value" (one-sided), "degrees_of_freedom"}``;
-    none with three systems or fewer, where the test is undefined."""
+    Each test is ``{"first", "second", "t", "p_value" (one-sided), "degrees_of_freedom"}``; none,
+    with the reason, below ``minimum`` systems (``minimums.SYSTEMS_FOR_WILLIAMS`` says why)."""
     systems = sorted(set(human_means).intersection(*(set(m) for m in metric_means.values())))
-    if len(systems) <= 3:
-        return []
+    reason = minimum.reason(len(systems))
+    if reason is not None or len(systems) <= 3:  # the test is undefined on three
+        return WilliamsReport(len(systems), [], reason)
 
     def r(a: Mapping[str, float], b: Mapping[str, float]) -> float:
         return correlation([a[s] for s in systems], [b[s] for s in systems], "pearson")
@@ -294,7 +336,22 @@ def williams_tests(
             len(systems),
         )
         tests.append({"first": first, "second": other, **vars(result)})
-    return tests
+    return WilliamsReport(len(systems), tests)
+
+
+def ranking_accuracy(
+    metric: dict[str, float], human: dict[str, float], minimum: Minimum = SYSTEMS_FOR_ACCURACY
+) -> tuple[float | None, str | None]:
+    """``pairwise_accuracy`` with its reason when there is none: fewer than ``minimum`` systems, or
+    raters who tell no two systems apart."""
+    systems = len(set(metric) & set(human))
+    reason = minimum.reason(systems)
+    if reason is not None:
+        return None, reason
+    try:
+        return pairwise_accuracy(metric, human), None
+    except ValueError as error:
+        return None, str(error)
 
 
 def pairwise_accuracy(metric: dict[str, float], human: dict[str, float]) -> float:
