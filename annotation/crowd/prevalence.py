@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -125,7 +126,7 @@ def pooled_agreement(pooled: np.ndarray, categories: int | None = None) -> Poole
 
 
 def explain_low_kappa(
-    kappa: float | None, pooled: Mapping | None, names: Mapping[Hashable, str] | None = None
+    kappa: float | None, pooled: Mapping | None, names: Mapping[Any, str] | None = None
 ) -> str | None:
     """Why ``kappa`` is low, in a sentence; None when it is not low (at least ``LOW_KAPPA``) or
     there is nothing pooled. Low kappa beside high raw agreement is put down to prevalence (see the

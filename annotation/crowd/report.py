@@ -127,8 +127,8 @@ def agreement_summary(
     }
     pooled = None
     if isinstance(weights, str) and weights == "none" and cohen.pooled is not None:
-        found = pooled_agreement(cohen.pooled, len(data.classes))
-        pooled = None if found is None else found.as_dict(data.classes)
+        pool = pooled_agreement(cohen.pooled, len(data.classes))
+        pooled = None if pool is None else pool.as_dict(data.classes)
     report |= {
         "pooled_agreement": pooled,
         "pabak": None if pooled is None else pooled["pabak"],

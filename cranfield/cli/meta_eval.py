@@ -85,7 +85,7 @@ def run_meta_eval(args: argparse.Namespace) -> int:
     means = {path: meta.system_means(scores) for path, scores in metrics.items()}
     williams = meta.williams_tests(next(iter(metrics)), means, human_means) if len(metrics) > 1 else None
     if args.json:
-        found = {"williams": [], "williams_systems": None, "williams_reason": None}
+        found: dict[str, object] = {"williams": [], "williams_systems": None, "williams_reason": None}
         if williams is not None:
             found = {
                 "williams": williams.tests,
