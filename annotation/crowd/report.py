@@ -58,8 +58,8 @@ def agreement_summary(
     beside it the pooled figures of ``prevalence`` (``pooled_agreement``: observed and chance
     agreement over every counted pair's shared items, each label's share, PABAK and, for two
     labels, the prevalence index; ``pabak`` repeats PABAK) and ``kappa_explanation``, a sentence
-    when kappa is low although the annotators mostly agree (``prevalence.explain_low_kappa``), else
-    None; weighted kappa has neither (None).
+    saying why kappa is low, by prevalence or by disagreement (``prevalence.explain_low_kappa``),
+    else None; weighted kappa has neither (None).
 
     Kappa statistics: ``fleiss_kappa_test``, the z test of Fleiss' kappa = 0 (standard error under
     H0 of Fleiss, Nee & Landis 1979; ``agreement.fleiss_kappa_test``); ``randolph_kappa``
