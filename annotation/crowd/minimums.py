@@ -3,7 +3,7 @@
 Below its minimum a figure is not shown: pages, API and the command line give the reason instead
 (``Minimum.reason``), in the same words. Every minimum here says why it is where it is; the
 figures quoted were measured by simulation (1,000 to 4,000 generated samples each) unless a
-formula is given.
+formula is given; ``benchmarks/small_samples.py`` measures them again.
 
 This module lives in ``annotation.crowd``, the pure package every other one may import
 (``annotation`` may not import ``evaluation``), so that agreement, leaderboards, system ratings,
@@ -42,9 +42,9 @@ class Minimum:
 
 # A bootstrap interval of a mean over topics. The expanded percentile interval
 # (``evaluation.metrics.intervals``) of per-topic scores drawn from Beta(0.6, 1.2) (AP-like: skewed,
-# mass near 0) covered the true mean 75 % of the time at 3 topics, 89 % at 5, 94 % at 8 and 10, and
-# 94-95 % from there on (nominal 95 %); the plain percentile interval covered 74 %, 82 % and 91 % at
-# 3, 5 and 10 topics, and Student's t, which covered better, left [0, 1] on 89 % of 3-topic samples.
+# mass near 0) covered the true mean 73 % of the time at 3 topics, 90 % at 5, 94 % at 8, 95 % at 10
+# and 95-96 % from there on (nominal 95 %); the plain percentile interval covered 73 %, 83 % and 90 %
+# at 3, 5 and 10 topics, and Student's t, which covered better, left [0, 1] on 92 % of 3-topic samples.
 TOPICS_FOR_INTERVAL = Minimum(10, "topics", "an interval")
 
 # A paired significance test between two runs. On 5 topics the randomisation and Wilcoxon tests
@@ -71,10 +71,10 @@ POINTS_FOR_CORRELATION = Minimum(5, "systems", "a correlation")
 SYSTEMS_FOR_ACCURACY = Minimum(POINTS_FOR_CORRELATION.count, "systems", "a ranking accuracy")
 
 # Williams' test of two metrics' correlations with the raters over n systems has n − 3 degrees of
-# freedom. It holds its level at any n from 4 (simulated: 2.6-5.1 % rejections at alpha = 0.05),
-# but its power is nil below 8: a metric correlating 0.9 with the raters against one correlating
-# 0.5 (the metrics 0.5 with each other) was found better 6 % of the time with 4 systems, 20 % with
-# 5, 35 % with 6 and 54 % with 8, so "not significant" on fewer says nothing about the metrics.
+# freedom. It holds its level at any n from 4 (3.0-5.6 % rejections at alpha = 0.05), but finds
+# little below 8: a metric correlating 0.9 with the raters against one correlating 0.5 (the metrics
+# 0.5 with each other) was found better 6 % of the time with 4 systems, 22 % with 5, 35 % with 6 and
+# 55 % with 8, so "not significant" on fewer says nothing about the metrics.
 SYSTEMS_FOR_WILLIAMS = Minimum(8, "systems", "Williams' test")
 
 # --- agreement between annotators ---------------------------------------------------------------
@@ -87,7 +87,9 @@ ITEMS_FOR_KAPPA = Minimum(10, "shared items", "a kappa")
 
 # A percentile bootstrap interval over items for a kappa or alpha. Two annotators with binary
 # labels (prevalence 0.3, each right 85 % of the time, kappa 0.45): the 95 % interval covered the
-# true kappa 51 % of the time on 5 items, 88 % on 10, 92 % on 20, 93 % on 30 and 95 % on 50.
+# true kappa 49 % of the time on 5 items, 87 % on 10, 93 % on 20, 30 and 50 (in a second run with
+# other seeds: 88 %, 92 %, 93 % and 95 % on 10, 20, 30 and 50); 30 is where both runs agree it has
+# reached its large-sample coverage.
 ITEMS_FOR_AGREEMENT_INTERVAL = Minimum(30, "items", "an interval")
 
 # A percentile bootstrap interval of a system's Bradley-Terry strength, resampling the
