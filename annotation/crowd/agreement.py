@@ -671,9 +671,10 @@ class PairwiseKappa:
     ``mean`` weighs each pair by the items it shares, Σ shared · kappa / Σ shared: every (pair,
     shared item) counts once, so a pair that shares 3 items moves it as little as its 3 items
     warrant (with equal weights, 10 random judgements by a newcomer moved the demo's mean from
-    0.30 to 0.20). ``n_items`` (items rated by two or more of the annotators in a counted pair),
-    ``n_annotators``, ``weights`` and ``pooled`` (the K × K table of every counted pair's shared
-    items together, rows the pair's first annotator) are plain attributes; ``pairs``
+    0.30 to 0.07-0.27; BENCHMARKS.md). ``n_items`` (items rated by two or more of the annotators
+    in a counted pair), ``n_annotators``, ``weights`` and ``pooled`` (the K × K table of every two
+    ratings of one item, whatever the pair's overlap, rows the pair's first annotator; its
+    ``pooled_items`` items) are plain attributes; ``pairs``
     ({(annotator, annotator): kappa}) and ``shared_items`` ({(annotator, annotator): count}) are
     built on first use (a large pool has hundreds of thousands of pairs).
     """
@@ -691,11 +692,13 @@ class PairwiseKappa:
         statistics: dict[str, np.ndarray] | None = None,
         alpha: float = 0.025,
         pooled: np.ndarray | None = None,
+        pooled_items: int = 0,
     ) -> None:
         self.annotators = list(annotators)
         self.first, self.second, self.kappa, self.shared = first, second, kappa, shared
         self.mean = float((kappa * shared).sum() / shared.sum()) if len(kappa) else None
         self.pooled = pooled
+        self.pooled_items = pooled_items
         self.n_items = n_items
         self.n_annotators = n_annotators
         self.weights = weights
@@ -763,12 +766,14 @@ def cohen_kappa_pairs(
     if statistics:
         tables = pair_tables(entries, len(data.classes))[counted]
         found = table_statistics(tables, matrix, alpha)
+    # Every two ratings of one item, each once: a pool that rests on all the pairs, not only on those
+    # that share enough items for a kappa of their own (its agreement is Fleiss' P̄ on balanced items).
     n_classes = len(data.classes)
-    in_counted = counted[entries.pair_index]
     pooled = np.bincount(
-        entries.first_label[in_counted].astype(np.int64) * n_classes + entries.second_label[in_counted],
+        entries.first_label.astype(np.int64) * n_classes + entries.second_label,
         minlength=n_classes * n_classes,
     ).reshape(n_classes, n_classes)
+    pooled_items = int(np.count_nonzero(np.bincount(entries.item_index, minlength=1)))
     counted_annotators = np.zeros(len(data.annotators), dtype=bool)
     counted_annotators[entries.first[counted]] = True
     counted_annotators[entries.second[counted]] = True
@@ -789,6 +794,7 @@ def cohen_kappa_pairs(
         found,
         alpha,
         pooled,
+        pooled_items,
     )
 
 

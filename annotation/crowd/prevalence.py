@@ -16,12 +16,15 @@ so a high prevalence index drags kappa far below the observed agreement. For q c
 (q p_o − 1) / (q − 1) (Byrt et al.'s generalisation; Brennan & Prediger's 1981 kappa, and
 Randolph's free-marginal kappa for two raters per item).
 
-Over many pairs of annotators the shared items are pooled (``PairwiseKappa.pooled``): p_o is then
-the share of all (pair, shared item) entries on which the pair agreed, the same as the pairs'
-observed agreements weighted by their shared items (as the mean kappa is). A pair's orientation is
+Over many annotators every two ratings of one item are pooled (``PairwiseKappa.pooled``): p_o is
+then the share of those (pair, item) entries on which the two agree, the pairs' observed
+agreements weighted by their shared items (as the mean kappa is), and on items with equally many
+ratings Fleiss' (1971) P̄. The pool takes every pair, not only those sharing enough items for a
+kappa of their own, so it rests on every item rated twice or more. A pair's orientation is
 arbitrary, so only orientation-free figures are given for the pool: the labels' shares (both sides
 of every entry), the chance agreement of two annotators labelling at random with those shares
-(Σ share², Scott's), and, for two categories, PI (the diagonal does not depend on orientation).
+(Σ share², Scott's; Fleiss' P̄_e), and, for two categories, PI (the diagonal does not depend on
+orientation).
 """
 
 from __future__ import annotations
@@ -74,12 +77,13 @@ def byrt_indices(table: Sequence[Sequence[float]] | np.ndarray) -> ByrtIndices:
 class PooledAgreement:
     """What a pool of pairs' shared items says beside their mean kappa (see the module notes).
 
-    ``entries``: (pair, shared item) entries pooled; ``label_shares``: each class's share of the
-    labels on both sides, in the data's class order; ``prevalence_index``: None unless there are
-    exactly two categories.
+    ``entries``: (pair, shared item) entries pooled, over ``n_items`` items; ``label_shares``: each
+    class's share of the labels on both sides, in the data's class order; ``prevalence_index``: None
+    unless there are exactly two categories.
     """
 
     entries: int
+    n_items: int
     observed_agreement: float
     chance_agreement: float
     pabak: float
@@ -91,6 +95,7 @@ class PooledAgreement:
         """JSON-ready, each label's share beside its label (``classes``, in the table's order)."""
         return {
             "entries": self.entries,
+            "n_items": self.n_items,
             "observed_agreement": self.observed_agreement,
             "chance_agreement": self.chance_agreement,
             "pabak": self.pabak,
@@ -103,9 +108,12 @@ class PooledAgreement:
         }
 
 
-def pooled_agreement(pooled: np.ndarray, categories: int | None = None) -> PooledAgreement | None:
-    """The figures of a pooled K × K table; ``categories`` is q for PABAK (default K, the classes
-    of the data; pass the scale's length when some category went unused). None for no entry."""
+def pooled_agreement(
+    pooled: np.ndarray, categories: int | None = None, n_items: int = 0
+) -> PooledAgreement | None:
+    """The figures of a pooled K × K table over ``n_items`` items; ``categories`` is q for PABAK
+    (default K, the classes of the data; pass the scale's length when some category went unused).
+    None for no entry."""
     counts = np.asarray(pooled, dtype=float)
     n = counts.sum()
     q = categories or counts.shape[0]
@@ -116,6 +124,7 @@ def pooled_agreement(pooled: np.ndarray, categories: int | None = None) -> Poole
     prevalence = abs(counts[0, 0] - counts[1, 1]) / n if counts.shape == (2, 2) else None
     return PooledAgreement(
         entries=int(n),
+        n_items=n_items,
         observed_agreement=observed,
         chance_agreement=float((shares**2).sum()),
         pabak=pabak(observed, q),
@@ -125,14 +134,17 @@ def pooled_agreement(pooled: np.ndarray, categories: int | None = None) -> Poole
     )
 
 
-def explain_low_kappa(
-    kappa: float | None, pooled: Mapping | None, names: Mapping[Any, str] | None = None
-) -> str | None:
-    """Why ``kappa`` is low, in a sentence; None when it is not low (at least ``LOW_KAPPA``) or
-    there is nothing pooled. Low kappa beside high raw agreement is put down to prevalence (see the
-    constants above), with the prevalence index and PABAK; otherwise the annotators disagree, and
-    the sentence compares their agreement with chance's. ``pooled`` is ``PooledAgreement.as_dict``
-    (as a snapshot stores it); ``names`` (label → name) words the labels, e.g. 0 → "Not relevant"."""
+def explain_low_kappa(summary: Mapping, names: Mapping[Any, str] | None = None) -> str | None:
+    """Why the kappa of an agreement summary (``report.agreement_summary``, as a snapshot stores it)
+    is low, in a sentence; None when it is not low (at least ``LOW_KAPPA``) or nothing was pooled.
+    The kappa is mean Cohen's, or Fleiss' where no pair shares enough items for Cohen's. Low kappa
+    beside high raw agreement is put down to prevalence (see the constants above), with the
+    prevalence index and PABAK; otherwise the annotators disagree, and the sentence compares their
+    agreement with chance's. ``names`` (label → name) words the labels, e.g. 0 → "Not relevant"."""
+    pooled = summary.get("pooled_agreement")
+    kappa, which = summary.get("cohen_kappa_mean"), "mean Cohen's kappa"
+    if kappa is None:
+        kappa, which = summary.get("fleiss_kappa"), "Fleiss' kappa"
     if kappa is None or not pooled or kappa >= LOW_KAPPA:
         return None
     observed, chance, adjusted = pooled["observed_agreement"], pooled["chance_agreement"], pooled["pabak"]
@@ -142,7 +154,8 @@ def explain_low_kappa(
         return (
             f"Kappa is low because the annotators disagree: they give the same label to {observed:.0%} of "
             f"the items they share, where two annotators labelling at random in their proportions would "
-            f"agree on {chance:.0%}. PABAK, which sets aside how common each label is, is {adjusted:.2f}."
+            f"agree on {chance:.0%} ({which} {kappa:.2f}). PABAK, which sets aside how common each label "
+            f"is, is {adjusted:.2f}."
         )
     name = (names or {}).get(top["label"], str(top["label"]))
     index = pooled["prevalence_index"]
@@ -150,7 +163,7 @@ def explain_low_kappa(
     labels = "both labels" if pooled["categories"] == 2 else f"all {pooled['categories']} labels"
     return (
         f"Kappa is low although the annotators mostly agree: they give the same label to {observed:.0%} of "
-        f"the items they share, yet mean Cohen's kappa is {kappa:.2f}. Most labels are “{name}” "
+        f"the items they share, yet {which} is {kappa:.2f}. Most labels are “{name}” "
         f"({top['share']:.0%} of them{index_text}), so two annotators labelling at random in these "
         f"proportions would already agree on {chance:.0%} of items, and kappa counts only agreement beyond "
         f"that chance ({SOURCE}). PABAK, the kappa they would have were {labels} equally common, is "

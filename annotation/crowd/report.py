@@ -56,10 +56,10 @@ def agreement_summary(
     (``cohen_kappa_mean_weighting``), over the pairs sharing at least ``min_shared`` items
     (``cohen_kappa_min_shared``; by default ``minimums.ITEMS_FOR_KAPPA``). Unweighted kappa has
     beside it the pooled figures of ``prevalence`` (``pooled_agreement``: observed and chance
-    agreement over every counted pair's shared items, each label's share, PABAK and, for two
-    labels, the prevalence index; ``pabak`` repeats PABAK) and ``kappa_explanation``, a sentence
-    saying why kappa is low, by prevalence or by disagreement (``prevalence.explain_low_kappa``),
-    else None; weighted kappa has neither (None).
+    agreement over every two ratings of an item, each label's share, PABAK and, for two labels, the
+    prevalence index; ``pabak`` repeats PABAK) and ``kappa_explanation``, a sentence saying why
+    kappa (mean Cohen's, else Fleiss') is low, by prevalence or by disagreement
+    (``prevalence.explain_low_kappa``), else None; weighted kappa has neither (None).
 
     Kappa statistics: ``fleiss_kappa_test``, the z test of Fleiss' kappa = 0 (standard error under
     H0 of Fleiss, Nee & Landis 1979; ``agreement.fleiss_kappa_test``); ``randolph_kappa``
@@ -127,13 +127,10 @@ def agreement_summary(
     }
     pooled = None
     if isinstance(weights, str) and weights == "none" and cohen.pooled is not None:
-        pool = pooled_agreement(cohen.pooled, len(data.classes))
+        pool = pooled_agreement(cohen.pooled, len(data.classes), cohen.pooled_items)
         pooled = None if pool is None else pool.as_dict(data.classes)
-    report |= {
-        "pooled_agreement": pooled,
-        "pabak": None if pooled is None else pooled["pabak"],
-        "kappa_explanation": explain_low_kappa(cohen.mean, pooled),
-    }
+    report |= {"pooled_agreement": pooled, "pabak": None if pooled is None else pooled["pabak"]}
+    report["kappa_explanation"] = explain_low_kappa(report)
     if pair_statistics:
         report["cohen_kappa_pair_statistics"] = [
             {"first": first, "second": second, "shared_items": int(statistics.n_items)} | statistics.as_dict()

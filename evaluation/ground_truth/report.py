@@ -226,12 +226,12 @@ def pairs_note(pairs: int, min_shared: int = 2, weighting: str | None = None) ->
 
 
 def pabak_note(pooled: dict) -> str:
-    """What PABAK rests on: the observed agreement of the pooled pairs, and the formula."""
+    """What PABAK rests on: the observed agreement of every two ratings of an item, and the formula."""
     q = pooled["categories"]
     formula = "2·p_o − 1" if q == 2 else f"({q}·p_o − 1)/{q - 1}"
     return (
         f"the kappa were all labels equally common: {formula}, p_o = {pooled['observed_agreement']:.0%} "
-        f"agreement over the pairs' shared items (Byrt, Bishop & Carlin 1993)"
+        f"agreement over every two ratings of an item (Byrt, Bishop & Carlin 1993)"
     )
 
 
@@ -263,8 +263,8 @@ def report_figures(
             _figure(
                 "PABAK (prevalence- and bias-adjusted kappa)",
                 pooled["pabak"],
-                agreement.get("cohen_kappa_n_items"),
-                annotators("cohen_kappa"),
+                pooled.get("n_items"),
+                annotators("krippendorff_alpha"),
                 pabak_note(pooled),
             )
         ]
@@ -315,14 +315,10 @@ def agreement_figures(project: Project, agreement: dict) -> list[dict]:
 
 
 def kappa_explanation(project: Project, agreement: dict) -> str | None:
-    """Why mean Cohen's kappa is low, in words, with the project's names for its labels
+    """Why kappa is low, in words, with the project's names for its labels
     (``annotation.crowd.prevalence.explain_low_kappa``); None when it is not low, or the snapshot
     predates the pooled figures."""
-    return explain_low_kappa(
-        agreement.get("cohen_kappa_mean"),
-        agreement.get("pooled_agreement"),
-        project.type.label_names(project.config),
-    )
+    return explain_low_kappa(agreement, project.type.label_names(project.config))
 
 
 def per_label_rows(project: Project, agreement: dict) -> list[dict]:

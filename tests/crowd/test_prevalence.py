@@ -148,8 +148,37 @@ def test_the_newcomers_low_kappa_is_explained_by_prevalence_with_pabak_beside_it
     )
     assert "Byrt, Bishop & Carlin 1993" in sentence and "“0”" in sentence
     # The page gives the labels their names.
-    named = explain_low_kappa(report["cohen_kappa_mean"], pooled, {0: "Not relevant", 1: "Relevant"})
+    named = explain_low_kappa(report, {0: "Not relevant", 1: "Relevant"})
     assert "Most labels are “Not relevant”" in named
+
+
+def test_with_no_pair_sharing_ten_items_the_pool_and_the_sentence_rest_on_fleiss_kappa():
+    """18 items, each judged by 2 of 3 annotators: every pair shares about 6, too few for a kappa of
+    its own; the pool takes every two ratings of an item all the same, and Fleiss' kappa is low."""
+    rng = random.Random(3)
+    triples = []
+    for item in range(18):
+        truth = int(rng.random() < 0.1)
+        pair = [("a", "b"), ("b", "c"), ("a", "c")][item % 3]
+        for annotator in pair:
+            label = truth if annotator == "a" or rng.random() < 0.8 else 1 - truth
+            triples.append((item, annotator, label))
+    report = agreement_summary(triples)
+    assert report["cohen_kappa_mean"] is None and report["cohen_kappa_pairs"] == 0
+    pooled = report["pooled_agreement"]
+    assert pooled["entries"] == 18 and pooled["n_items"] == 18
+    agree = sum(len({label for i, _, label in triples if i == item}) == 1 for item in range(18)) / 18
+    assert pooled["observed_agreement"] == pytest.approx(agree) and report["pabak"] == pytest.approx(
+        2 * agree - 1
+    )
+    # On items with two ratings each, the pool's kappa is Fleiss': P̄ and P̄_e are its figures.
+    chance = pooled["chance_agreement"]
+    assert (agree - chance) / (1 - chance) == pytest.approx(report["fleiss_kappa"])
+    sentence = report["kappa_explanation"]
+    assert sentence.startswith(
+        "Kappa is low because the annotators disagree: they give the same label to 72%"
+    )
+    assert f"(Fleiss' kappa {report['fleiss_kappa']:.2f})" in sentence
 
 
 def test_a_low_kappa_from_disagreement_is_said_to_be_disagreement_and_a_good_one_gets_no_sentence():
@@ -162,6 +191,7 @@ def test_a_low_kappa_from_disagreement_is_said_to_be_disagreement_and_a_good_one
     weighted = agreement_summary(newcomer(), weights="linear")
     assert weighted["pooled_agreement"] is None and weighted["pabak"] is None
     assert weighted["kappa_explanation"] is None
+    assert explain_low_kappa({"cohen_kappa_mean": 0.1, "pooled_agreement": None}) is None
 
 
 def test_an_interval_needs_thirty_items_else_the_reason():

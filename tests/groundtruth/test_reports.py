@@ -167,11 +167,20 @@ def test_confusion_matrices_and_pairwise_kappa_agree_with_scikit_learn(project, 
 def test_every_agreement_figure_says_what_it_rests_on(project, researcher, annotators):
     snapshot = build_snapshot(project.pk)
     figures = {figure["name"]: figure for figure in agreement_report(project, snapshot)["figures"]}
-    assert set(figures) == {"Fleiss' kappa", "Mean Cohen's kappa", "Krippendorff's alpha (nominal)"}
-    for name in ("Fleiss' kappa", "Krippendorff's alpha (nominal)"):
+    assert set(figures) == {
+        "Fleiss' kappa",
+        "Mean Cohen's kappa",
+        "PABAK (prevalence- and bias-adjusted kappa)",
+        "Krippendorff's alpha (nominal)",
+    }
+    for name in (
+        "Fleiss' kappa",
+        "PABAK (prevalence- and bias-adjusted kappa)",
+        "Krippendorff's alpha (nominal)",
+    ):
         assert (figures[name]["n_items"], figures[name]["n_annotators"]) == (8, 3)
-        assert figures[name]["value"] is not None and figures[name]["note"]
-        assert figures[name]["low"] is None
+        assert figures[name]["value"] is not None and figures[name]["note"] and figures[name]["low"] is None
+    for name in ("Fleiss' kappa", "Krippendorff's alpha (nominal)"):
         assert figures[name]["interval_reason"] == "too few items for an interval (8; needs at least 30)"
     # No pair shares the 10 items a kappa needs: no mean, and the note says why.
     cohen = figures["Mean Cohen's kappa"]
