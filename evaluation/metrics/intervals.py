@@ -111,8 +111,8 @@ def resampled_means(table: np.ndarray, resamples: int, seed: int) -> np.ndarray:
         size = min(CHUNK, resamples - start)
         drawn = rng.integers(0, n, (size, n))
         # How often each unit was drawn, row by row: the mean is then one matrix product.
-        counts = np.zeros((size, n))
-        np.add.at(counts, (np.repeat(np.arange(size), n), drawn.ravel()), 1.0)
+        cells = (np.arange(size)[:, None] * n + drawn).ravel()
+        counts = np.bincount(cells, minlength=size * n).reshape(size, n).astype(float)
         out[start : start + size] = counts @ table.T / n
     return out
 
