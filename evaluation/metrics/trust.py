@@ -284,3 +284,23 @@ def weighted_mean_kappa(rows: Sequence[TopicAgreement]) -> float | None:
     counted = [(row.kappa, row.shared) for row in rows if row.kappa is not None]
     total = sum(shared for _, shared in counted)
     return sum(kappa * shared for kappa, shared in counted) / total if total else None
+
+
+def kappa_over_topics(
+    crowd: Qrels, reference: Qrels, relevance_level: int = 1, minimum: Minimum = ITEMS_FOR_KAPPA
+) -> tuple[float | None, int, str | None]:
+    """Cohen's kappa of crowd and reference over every (topic, document) both judge, all topics
+    together: ``(kappa, shared, reason)``. Where each topic shares a handful of documents (a
+    collection's official qrels judge few per topic), the per-topic kappas are too few to show, and
+    this one rests on all of them."""
+    first, second = [], []
+    for topic, theirs in reference.items():
+        ours = crowd.get(topic, {})
+        for document in sorted(set(ours) & set(theirs)):
+            first.append(ours[document] >= relevance_level)
+            second.append(theirs[document] >= relevance_level)
+    reason = minimum.reason(len(first))
+    if reason is not None:
+        return None, len(first), reason
+    kappa = cohen_kappa(first, second)
+    return kappa, len(first), UNDEFINED_KAPPA if kappa is None else None

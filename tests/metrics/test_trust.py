@@ -173,3 +173,28 @@ def test_the_mean_kappa_over_topics_weighs_each_by_its_shared_documents():
     # (30 · 0.8 + 10 · 0.2) / 40 = 0.65; the unweighted mean of the two would be 0.5.
     assert weighted_mean_kappa(rows) == pytest.approx(0.65)
     assert weighted_mean_kappa(rows[2:]) is None
+
+
+def test_the_kappa_over_topics_is_scikit_learns_on_every_shared_document():
+    import random
+
+    from sklearn.metrics import cohen_kappa_score
+
+    from evaluation.metrics.trust import kappa_over_topics
+
+    rng = random.Random(11)
+    # Five topics of 4 shared documents each: no topic has enough for its own kappa, all have 20.
+    reference = {str(t): {f"d{i}": int(rng.random() < 0.3) for i in range(4)} for t in range(5)}
+    crowd = {
+        t: {d: (r if rng.random() < 0.8 else 1 - r) for d, r in docs.items()} for t, docs in reference.items()
+    }
+    kappa, shared, reason = kappa_over_topics(crowd, reference)
+    pairs = [(crowd[t][d], reference[t][d]) for t in reference for d in reference[t]]
+    assert shared == 20 and reason is None
+    assert kappa == pytest.approx(cohen_kappa_score([a for a, _ in pairs], [b for _, b in pairs]))
+    few = {"1": reference["1"]}
+    assert kappa_over_topics(crowd, few) == (
+        None,
+        4,
+        "too few shared items for a kappa (4; needs at least 10)",
+    )

@@ -150,5 +150,9 @@ def test_per_topic_kappa_against_external_qrels_on_few_documents_shows_the_reaso
     text = client.get(
         reverse("leaderboard", args=[scored.project.pk]), {"evaluation": scored.pk}
     ).content.decode()
-    assert "No Cohen's κ: no topic has 10 documents judged by both" in text
+    assert "No per-topic mean: no topic has 10 documents judged by both" in text
+    assert compared["kappa_over_topics"] is None and compared["shared"] < 10
+    assert (
+        f"No Cohen's κ over all topics: too few shared items for a kappa ({compared['shared']}; needs" in text
+    )
     assert all(row["reason"] in text for row in compared["topics"])
