@@ -12,15 +12,18 @@ import math
 
 from django.core.cache import cache
 
+from annotation.crowd.minimums import POINTS_FOR_CORRELATION, SYSTEMS_FOR_WILLIAMS
+
 from .ground_truth.downloads import rating_summary
 from .metrics.meta_evaluation import (
+    LEVEL_UNITS,
     LEVELS,
     METHODS,
     Record,
     correlations,
     level_correlation,
     paired,
-    pairwise_accuracy,
+    ranking_accuracy,
     system_means,
     williams_tests,
 )
@@ -82,12 +85,15 @@ def report_inputs(
 # rewritten), so it is kept in the cache under their ids: at 20,000 outputs a matrix takes seconds
 # to compute and a page shows one on every visit. A cache that is down computes it each time.
 REMEMBER_SECONDS = 24 * 3600
+# Part of every key: raise it when a report's contents change, so no older one is served.
+# 2: the minimums' reasons (a correlation on too few points, Williams' test on too few systems).
+REPORT_VERSION = 2
 
 
 def remembered(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, kind: str, compute, *params):
     # The parameters are hashed: a dimension's name may hold spaces, which cache keys may not.
     hashed = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:32]
-    key = f"meta-report:{kind}:{evaluation.pk}:{snapshot.pk}:{hashed}"
+    key = f"meta-report:v{REPORT_VERSION}:{kind}:{evaluation.pk}:{snapshot.pk}:{hashed}"
     found = cache.get(key)
     if found is None:
         found = compute()
@@ -96,10 +102,12 @@ def remembered(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, kind: 
 
 
 def correlation_matrix(evaluation: TextEvaluation, level: str = "system", method: str = "kendall") -> dict:
-    """``{"metrics", "dimensions", "cells": {metric: {dimension: {"value", "n", "accuracy"}}},
-    "snapshot"}``: the correlation at ``level`` by ``method`` of every metric with every dimension
-    (no interval: ``scatter`` gives one pair's), and each pair's pairwise system-ranking accuracy
-    (for TER and WER, lower is better, so their sign is flipped for the accuracy)."""
+    """``{"metrics", "dimensions", "cells": {metric: {dimension: {"value", "n", "reason",
+    "accuracy", "accuracy_reason"}}}, "snapshot", "reasons"}``: the correlation at ``level`` by
+    ``method`` of every metric with every dimension (no interval: ``scatter`` gives one pair's), and
+    each pair's pairwise system-ranking accuracy (for TER and WER, lower is better, so their sign is
+    flipped for the accuracy). Below its minimum a value is None and its reason says why;
+    ``reasons`` lists them once each, for the page."""
     if level not in LEVELS or method not in METHODS:
         field = "level" if level not in LEVELS else "method"
         raise ReportProblem(
@@ -119,22 +127,27 @@ def _matrix(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, level: st
         metric_means = {s: sign * v for s, v in system_means(metric_rows).items()}
         for dimension, human_rows in humans.items():
             pairs = paired(metric_rows, human_rows)
-            value = level_correlation(pairs, level, method) if len(pairs) >= 2 else math.nan
-            try:
-                accuracy = pairwise_accuracy(metric_means, system_means(human_rows))
-            except ValueError:  # the humans tell no two systems apart
-                accuracy = math.nan
+            size = _size(pairs, level)
+            reason = POINTS_FOR_CORRELATION.reason(size, LEVEL_UNITS[level])
+            value = level_correlation(pairs, level, method) if reason is None else math.nan
+            accuracy, accuracy_reason = ranking_accuracy(metric_means, system_means(human_rows))
             cells.setdefault(metric, {})[dimension] = {
                 "value": finite(value),
-                "n": _size(pairs, level),
-                "accuracy": finite(accuracy),
+                "n": size,
+                "reason": reason,
+                "accuracy": accuracy,
+                "accuracy_reason": accuracy_reason,
             }
+    reasons = {
+        cell[key] for row in cells.values() for cell in row.values() for key in ("reason", "accuracy_reason")
+    }
     return {
         "level": level,
         "method": method,
         "metrics": list(metrics),
         "dimensions": list(humans),
         "cells": cells,
+        "reasons": sorted(reason for reason in reasons if reason),
         "snapshot": snapshot.version,
         "signatures": evaluation.signatures,
     }
@@ -197,15 +210,16 @@ def _scatter(
         name: {s: (-v if name in LOWER_IS_BETTER else v) for s, v in system_means(rows).items()}
         for name, rows in metrics.items()
     }
+    williams = williams_tests(metric, signed, human_means, SYSTEMS_FOR_WILLIAMS)
     return {
         "metric": metric,
         "dimension": dimension,
         "level": level,
         "points": points,
         "correlations": [{k: finite(v) for k, v in vars(c).items()} for c in found],
-        "williams": [
-            {k: finite(v) for k, v in test.items()} for test in williams_tests(metric, signed, human_means)
-        ],
+        "williams": [{k: finite(v) for k, v in test.items()} for test in williams.tests],
+        "williams_systems": williams.systems,
+        "williams_reason": williams.reason,
         "snapshot": snapshot.version,
         "signature": evaluation.signatures.get(metric, ""),
     }

@@ -21,11 +21,12 @@ from annotation.inputs import spreadsheet_safe
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 
 from .ground_truth.downloads import rating_summary
+from .metrics.intervals import OVER_INPUTS
 from .metrics.meta_evaluation import SystemScore, system_scores
 from .models import GroundTruthSnapshot
 
 # Bootstrap resamples of the inputs for each system's interval (seeded: the page is reproducible).
-RESAMPLES = 1000
+RESAMPLES = OVER_INPUTS.resamples
 
 
 def system_table(snapshot: GroundTruthSnapshot) -> dict:
@@ -41,7 +42,14 @@ def system_table(snapshot: GroundTruthSnapshot) -> dict:
             for item in items
             if dimension in item["scores"]
         ]
-        for score in system_scores(records, resamples=RESAMPLES):
+        found = system_scores(
+            records,
+            resamples=OVER_INPUTS.resamples,
+            level=OVER_INPUTS.level,
+            seed=OVER_INPUTS.seed,
+            minimum=OVER_INPUTS.minimum,
+        )
+        for score in found:
             cells.setdefault(score.system, {})[dimension] = score
     first = summary["dimensions"][0] if summary["dimensions"] else None
     systems = sorted(cells, key=lambda s: (-cells[s][first].mean if first in cells[s] else 0.0, s))
@@ -51,12 +59,15 @@ def system_table(snapshot: GroundTruthSnapshot) -> dict:
     alpha_ordinal = {
         dimension: figures.get("krippendorff_alpha_ordinal") for dimension, figures in agreement.items()
     }
+    reasons = sorted({score.reason for row in cells.values() for score in row.values() if score.reason})
     return {
         "dimensions": summary["dimensions"],
         "systems": systems,
         "cells": cells,
         "alpha": alpha,
         "alpha_ordinal": alpha_ordinal,
+        "interval": OVER_INPUTS.describe(),
+        "reasons": reasons,
     }
 
 
@@ -64,9 +75,10 @@ def ranking_csv(ranking: list[dict]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     columns = ("strength", "low", "high", "wins", "comparisons")
-    writer.writerow(["rank", "system", *columns])
+    writer.writerow(["rank", "system", *columns, "note"])
     for rank, row in enumerate(ranking, start=1):
-        writer.writerow([rank, spreadsheet_safe(row["system"]), *(row[c] for c in columns)])
+        cells = [row.get(c) for c in columns]
+        writer.writerow([rank, spreadsheet_safe(row["system"]), *cells, row.get("reason") or ""])
     return out.getvalue()
 
 
@@ -77,16 +89,22 @@ def csv_download(text: str, name: str) -> HttpResponse:
 
 
 def table_csv(table: dict) -> str:
+    """One line per system: each dimension's mean, median, interval (empty where there is none),
+    outputs and inputs, and why an interval is missing."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    parts = ("mean", "median", "low", "high", "outputs")
-    writer.writerow(["system", *(spreadsheet_safe(f"{d}_{p}") for d in table["dimensions"] for p in parts)])
+    parts = ("mean", "median", "low", "high", "outputs", "inputs")
+    header = ["system", *(spreadsheet_safe(f"{d}_{p}") for d in table["dimensions"] for p in parts), "note"]
+    writer.writerow(header)
     for system in table["systems"]:
         row = [spreadsheet_safe(system)]
+        reasons = []
         for dimension in table["dimensions"]:
             score = table["cells"][system].get(dimension)
             row += [getattr(score, p) if score else "" for p in parts]
-        writer.writerow(row)
+            if score and score.reason and score.reason not in reasons:
+                reasons.append(score.reason)
+        writer.writerow([*row, "; ".join(reasons)])
     return out.getvalue()
 
 

@@ -225,7 +225,9 @@ NOT_READY = OpenApiResponse(description="the evaluation is not done, or the proj
 
 class MetaEvaluationView(APIView):
     """Every metric's correlation with every human dimension at one level by one method, and each
-    pair's pairwise system-ranking accuracy (409 until the text evaluation is done and ratings exist)."""
+    pair's pairwise system-ranking accuracy (409 until the text evaluation is done and ratings exist).
+    Below the minimum of points (5 systems, inputs or outputs) a cell's ``value`` is null and its
+    ``reason`` says why; likewise ``accuracy`` and ``accuracy_reason`` below 5 systems."""
 
     permission_classes = [IsResearcher]
 
@@ -242,8 +244,10 @@ class MetaEvaluationView(APIView):
 
 class ScatterView(APIView):
     """One metric against one dimension: the points (per system, or every output), every level ×
-    method's correlation with a 95% bootstrap interval over inputs, and Williams' test of this
-    metric against each other one (system level)."""
+    method's correlation with a 95% bootstrap interval over inputs (``reason`` when there is no
+    value: too few points; ``interval_reason`` when there is no interval: too few inputs), and
+    Williams' test of this metric against each other one at the system level (none below 8
+    systems: ``williams_reason`` says why, with ``williams_systems``)."""
 
     permission_classes = [IsResearcher]
 

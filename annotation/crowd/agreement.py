@@ -503,7 +503,8 @@ class KappaStatistics:
 
     ``var_kappa``/``std_kappa``: variance and standard error of kappa (Fleiss, Cohen & Everitt
     1969, eq. 13 and its weighted form), behind the interval ``kappa_low``–``kappa_upp``
-    (kappa ∓ z_{alpha} · std_kappa; ``alpha`` = 0.025 for 95%). ``var_kappa0``/``std_kappa0``: under
+    (kappa ∓ z_{alpha} · std_kappa; ``alpha`` = 0.025 for 95%), truncated to [−1, 1] where
+    statsmodels' would leave it (on few items it does). ``var_kappa0``/``std_kappa0``: under
     H0 kappa = 0, behind ``z_value`` = kappa / std_kappa0 and its normal p-values (one-sided:
     kappa > 0). ``kappa_max``: the largest (unweighted) kappa the two margins allow (Cohen 1960),
     reported for weighted kappa too, as statsmodels does. ``n_items``: the table's total.
@@ -589,8 +590,10 @@ def table_statistics(tables: np.ndarray, weights: np.ndarray, alpha: float = 0.0
         "z_value": z_value,
         "pvalue_one_sided": stats.norm.sf(z_value),
         "pvalue_two_sided": 2 * stats.norm.sf(np.abs(z_value)),
-        "kappa_low": kappa - delta,
-        "kappa_upp": kappa + delta,
+        # Kappa lies in [−1, 1]: the Wald interval is truncated there, which excludes no possible
+        # value of kappa and so leaves its coverage as it was.
+        "kappa_low": np.clip(kappa - delta, -1.0, 1.0),
+        "kappa_upp": np.clip(kappa + delta, -1.0, 1.0),
     }
 
 
@@ -665,10 +668,15 @@ def cohen_kappa(
 class PairwiseKappa:
     """Cohen's kappa for every pair of annotators who share items, and their mean.
 
-    ``mean``, ``n_items`` (items rated by two or more of the annotators in a counted pair),
-    ``n_annotators`` and ``weights`` are plain attributes; ``pairs`` ({(annotator, annotator):
-    kappa}) and ``shared_items`` ({(annotator, annotator): count}) are built on first use (a large
-    pool has hundreds of thousands of pairs).
+    ``mean`` weighs each pair by the items it shares, Σ shared · kappa / Σ shared: every (pair,
+    shared item) counts once, so a pair that shares 3 items moves it as little as its 3 items
+    warrant (with equal weights, 10 random judgements by a newcomer moved the demo's mean from
+    0.30 to 0.07-0.27; BENCHMARKS.md). ``n_items`` (items rated by two or more of the annotators
+    in a counted pair), ``n_annotators``, ``weights`` and ``pooled`` (the K × K table of every two
+    ratings of one item, whatever the pair's overlap, rows the pair's first annotator; its
+    ``pooled_items`` items) are plain attributes; ``pairs``
+    ({(annotator, annotator): kappa}) and ``shared_items`` ({(annotator, annotator): count}) are
+    built on first use (a large pool has hundreds of thousands of pairs).
     """
 
     def __init__(
@@ -683,10 +691,14 @@ class PairwiseKappa:
         weights: Weights,
         statistics: dict[str, np.ndarray] | None = None,
         alpha: float = 0.025,
+        pooled: np.ndarray | None = None,
+        pooled_items: int = 0,
     ) -> None:
         self.annotators = list(annotators)
         self.first, self.second, self.kappa, self.shared = first, second, kappa, shared
-        self.mean = float(kappa.mean()) if len(kappa) else None
+        self.mean = float((kappa * shared).sum() / shared.sum()) if len(kappa) else None
+        self.pooled = pooled
+        self.pooled_items = pooled_items
         self.n_items = n_items
         self.n_annotators = n_annotators
         self.weights = weights
@@ -738,7 +750,8 @@ def cohen_kappa_pairs(
     (``disagreement_weights``). Categories are those of the whole data set, so every pair's table
     has the same shape and weighted distances count positions on that scale. A pair whose kappa
     is undefined (both gave one and the same label throughout) is left out of the mean and of
-    ``pairs``. Equal to statsmodels' ``cohens_kappa`` pair by pair (tested).
+    ``pairs``; the mean weighs each pair by its shared items (``PairwiseKappa``). Equal to
+    statsmodels' ``cohens_kappa`` pair by pair (tested).
 
     ``statistics``: also every counted pair's standard errors, z and p (``table_statistics``;
     ``PairwiseKappa.statistics`` as arrays, ``pair_statistics`` per pair) with two-sided
@@ -753,6 +766,14 @@ def cohen_kappa_pairs(
     if statistics:
         tables = pair_tables(entries, len(data.classes))[counted]
         found = table_statistics(tables, matrix, alpha)
+    # Every two ratings of one item, each once: a pool that rests on all the pairs, not only on those
+    # that share enough items for a kappa of their own (its agreement is Fleiss' P̄ on balanced items).
+    n_classes = len(data.classes)
+    pooled = np.bincount(
+        entries.first_label.astype(np.int64) * n_classes + entries.second_label,
+        minlength=n_classes * n_classes,
+    ).reshape(n_classes, n_classes)
+    pooled_items = int(np.count_nonzero(np.bincount(entries.item_index, minlength=1)))
     counted_annotators = np.zeros(len(data.annotators), dtype=bool)
     counted_annotators[entries.first[counted]] = True
     counted_annotators[entries.second[counted]] = True
@@ -772,6 +793,8 @@ def cohen_kappa_pairs(
         weights,
         found,
         alpha,
+        pooled,
+        pooled_items,
     )
 
 

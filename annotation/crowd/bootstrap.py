@@ -180,7 +180,8 @@ class _FleissReplicates:
 
 class _CohenReplicates:
     """Each pair's kappa from its weighted table; entries sorted by pair so sums are contiguous.
-    A pair counts when its shared items drawn at least once number ``min_shared`` or more."""
+    A pair counts when its shared items drawn at least once number ``min_shared`` or more; the
+    mean weighs each counted pair by its shared items as drawn."""
 
     def __init__(self, data: Encoded, weights: Weights, min_shared: int) -> None:
         entries = pair_entries(data)
@@ -213,7 +214,8 @@ class _CohenReplicates:
             counted = (distinct >= self.min_shared) & (expected > 0)
             if counted.any():
                 kappa = 1 - observed[counted] * shared[counted] / expected[counted]
-                result[index] = kappa.mean()
+                # Weighted by the resample's shared items, as ``PairwiseKappa.mean`` on the data.
+                result[index] = (kappa * shared[counted]).sum() / shared[counted].sum()
         return result
 
 

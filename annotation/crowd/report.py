@@ -1,6 +1,7 @@
 """The agreement summary: every agreement figure with what it rests on, as one JSON-friendly dict.
 
-``cranfield agreement`` prints it; the ground-truth job stores it with a snapshot.
+``cranfield agreement`` prints it; the ground-truth job stores it with a snapshot. Its minimums
+(a pair's shared items for a kappa, items for an interval) are ``minimums``', the product's.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from .agreement import (
 )
 from .bootstrap import STATISTICS, bootstrap_agreement
 from .encoding import as_encoded
+from .minimums import ITEMS_FOR_AGREEMENT_INTERVAL, ITEMS_FOR_KAPPA, Minimum
+from .prevalence import explain_low_kappa, pooled_agreement
 
 
 def agreement_summary(
@@ -28,13 +31,14 @@ def agreement_summary(
     *,
     weights: Weights = "none",
     level: str = "nominal",
-    min_shared: int = 2,
+    min_shared: int = ITEMS_FOR_KAPPA.count,
     intervals: bool = False,
     resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
     interval_statistics: tuple[str, ...] = STATISTICS,
     pair_statistics: bool = False,
+    interval_minimum: Minimum = ITEMS_FOR_AGREEMENT_INTERVAL,
 ) -> dict:
     """Fleiss' kappa, mean pairwise Cohen's kappa, Krippendorff's alpha and per-label agreement.
 
@@ -48,6 +52,15 @@ def agreement_summary(
     ``per_label`` (``PerLabelAgreement.as_dict``); ``duplicates``, the rule that settled repeated
     (item, annotator) rows (``encoding``), with ``duplicates_dropped``.
 
+    ``cohen_kappa_mean`` weighs each pair of annotators by the items it shares
+    (``cohen_kappa_mean_weighting``), over the pairs sharing at least ``min_shared`` items
+    (``cohen_kappa_min_shared``; by default ``minimums.ITEMS_FOR_KAPPA``). Unweighted kappa has
+    beside it the pooled figures of ``prevalence`` (``pooled_agreement``: observed and chance
+    agreement over every two ratings of an item, each label's share, PABAK and, for two labels, the
+    prevalence index; ``pabak`` repeats PABAK) and ``kappa_explanation``, a sentence saying why
+    kappa (mean Cohen's, else Fleiss') is low, by prevalence or by disagreement
+    (``prevalence.explain_low_kappa``), else None; weighted kappa has neither (None).
+
     Kappa statistics: ``fleiss_kappa_test``, the z test of Fleiss' kappa = 0 (standard error under
     H0 of Fleiss, Nee & Landis 1979; ``agreement.fleiss_kappa_test``); ``randolph_kappa``
     (free-marginal, Randolph 2005) on Fleiss' items, with ``randolph_kappa_categories`` (its k);
@@ -60,7 +73,9 @@ def agreement_summary(
 
     With ``intervals``, ``<figure>_ci`` holds a
     percentile bootstrap interval over items (``BootstrapInterval.as_dict``) for each of
-    ``interval_statistics``, and ``bootstrap`` its settings; without, those keys are absent.
+    ``interval_statistics``, with ``n_items`` and ``reason`` (None); a figure resting on fewer items
+    than ``interval_minimum`` gets null bounds and the reason instead. ``bootstrap`` holds the
+    settings; without ``intervals``, those keys are absent.
 
     The labels are encoded once (not at all if ``labels`` is an ``Encoded``), and every figure and
     interval is computed from that one encoding.
@@ -95,6 +110,7 @@ def agreement_summary(
         "cohen_kappa_n_annotators": cohen.n_annotators,
         "cohen_kappa_weights": weights_description(weights),
         "cohen_kappa_min_shared": min_shared,
+        "cohen_kappa_mean_weighting": "shared items",
         "cohen_kappa_statistics": (
             next(iter(cohen.pair_statistics.values())).as_dict() if len(cohen.kappa) == 1 else None
         ),
@@ -109,29 +125,55 @@ def agreement_summary(
         "duplicates": data.duplicates,
         "duplicates_dropped": data.duplicates_dropped,
     }
+    pooled = None
+    if isinstance(weights, str) and weights == "none" and cohen.pooled is not None:
+        pool = pooled_agreement(cohen.pooled, len(data.classes), cohen.pooled_items)
+        pooled = None if pool is None else pool.as_dict(data.classes)
+    report |= {"pooled_agreement": pooled, "pabak": None if pooled is None else pooled["pabak"]}
+    report["kappa_explanation"] = explain_low_kappa(report)
     if pair_statistics:
         report["cohen_kappa_pair_statistics"] = [
             {"first": first, "second": second, "shared_items": int(statistics.n_items)} | statistics.as_dict()
             for (first, second), statistics in cohen.pair_statistics.items()
         ]
     if intervals:
-        found = bootstrap_agreement(
-            data,
-            resamples=resamples,
-            confidence=confidence,
-            seed=seed,
-            weights=weights,
-            level=level,
-            min_shared=min_shared,
-            statistics=interval_statistics,
+        bases = {
+            "fleiss_kappa": fleiss.n_items,
+            "cohen_kappa_mean": cohen.n_items,
+            "krippendorff_alpha": alpha.n_items,
+        }
+        enough = tuple(name for name in interval_statistics if interval_minimum.met(bases[name]))
+        found = (
+            bootstrap_agreement(
+                data,
+                resamples=resamples,
+                confidence=confidence,
+                seed=seed,
+                weights=weights,
+                level=level,
+                min_shared=min_shared,
+                statistics=enough,
+            )
+            if enough
+            else {}
         )
-        for name, interval in found.items():
-            report[f"{name}_ci"] = interval.as_dict()
+        for name in interval_statistics:
+            if name in found:
+                report[f"{name}_ci"] = found[name].as_dict() | {"n_items": bases[name], "reason": None}
+            else:
+                report[f"{name}_ci"] = {
+                    "low": None,
+                    "high": None,
+                    "confidence": confidence,
+                    "n_items": bases[name],
+                    "reason": interval_minimum.reason(bases[name]),
+                }
         report["bootstrap"] = {
             "unit": "item",
             "method": "percentile",
             "resamples": resamples,
             "confidence": confidence,
             "seed": seed,
+            "minimum_items": interval_minimum.count,
         }
     return report

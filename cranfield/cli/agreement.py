@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from annotation.crowd.minimums import ITEMS_FOR_AGREEMENT_INTERVAL, ITEMS_FOR_KAPPA
 from cranfield.cli import CommandError
 
 
@@ -17,9 +18,12 @@ def register(subparsers) -> None:
     agreement = subparsers.add_parser(
         "agreement",
         help="inter-annotator agreement of a labels CSV (item,annotator,label) as JSON",
-        description="Fleiss' kappa, mean pairwise Cohen's kappa, Krippendorff's alpha and per-label "
-        "agreement (per-category Fleiss kappa, specific agreement), each with the number of items "
-        "and annotators it rests on. With --ci, percentile bootstrap intervals over items. "
+        description="Fleiss' kappa, mean pairwise Cohen's kappa (each pair weighted by the items it "
+        "shares), Krippendorff's alpha and per-label agreement (per-category Fleiss kappa, specific "
+        "agreement), each with the number of items and annotators it rests on; beside unweighted "
+        "kappa, PABAK and the pooled agreement, and in kappa_explanation why kappa is low when it is. "
+        f"With --ci, percentile bootstrap intervals over items (none, with the reason, for a figure "
+        f"resting on fewer than {ITEMS_FOR_AGREEMENT_INTERVAL.count} items). "
         "Fleiss' kappa uses the items with the most common number of ratings; the others are "
         "counted in fleiss_kappa_items_excluded. Also Randolph's free-marginal kappa, and Cohen's "
         "kappa's standard errors, z and p (statsmodels' cohens_kappa fields) for a two-annotator file "
@@ -59,7 +63,11 @@ def register(subparsers) -> None:
     )
     agreement.add_argument("--level", choices=["nominal", "ordinal", "interval", "ratio"], default="nominal")
     agreement.add_argument(
-        "--min-shared", type=int, default=2, help="items a pair of annotators must share (default 2)"
+        "--min-shared",
+        type=int,
+        default=ITEMS_FOR_KAPPA.count,
+        help=f"items a pair of annotators must share to count in mean Cohen's kappa (default "
+        f"{ITEMS_FOR_KAPPA.count}, as in the app: a kappa on fewer moves by 0.2 or more with one label)",
     )
     agreement.add_argument(
         "--ci", action="store_true", help="add bootstrap confidence intervals over items (slow on huge files)"
@@ -107,6 +115,10 @@ def run_agreement(args: argparse.Namespace) -> int:
     unknown = set(statistics) - set(STATISTICS)
     if unknown:
         raise CommandError(f"--ci-statistics: unknown {sorted(unknown)}; known: {', '.join(STATISTICS)}")
+    if args.min_shared < 2:
+        raise CommandError(
+            f"--min-shared must be at least 2 (a kappa needs two items), not {args.min_shared}"
+        )
     if args.resamples < 1 or not 0 < args.confidence < 1:
         raise CommandError("--resamples must be at least 1 and --confidence between 0 and 1")
     if args.weight_matrix and args.weights != "none":

@@ -29,7 +29,8 @@ def register(subparsers) -> None:
         "compare",
         help="compare runs on trec_eval measures, with significance against the best",
         description="Score several runs against one qrels file and test each against the best run "
-        "on the first measure (paired over topics, corrected for multiple comparisons).",
+        "on the first measure (paired over topics, corrected for multiple comparisons). With fewer "
+        "topics than a significance test needs (10) there is no p and no verdict, and it says why.",
     )
     parser.add_argument("qrels")
     parser.add_argument("runs", nargs="+", metavar="RUN")
@@ -49,7 +50,7 @@ def register(subparsers) -> None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from evaluation.metrics.leaderboard import against_best
+    from evaluation.metrics.leaderboard import against_best, significance_reason
     from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
     from evaluation.metrics.trec_measures import (
         PER_TOPIC_ONLY,
@@ -82,26 +83,34 @@ def run_compare(args: argparse.Namespace) -> int:
     topics = sorted(qrels)
     scores = {run: [per_run[run][t][primary] for t in topics] for run in runs}
     best, comparisons = against_best(scores, test=args.test, correction=args.correction, alpha=args.alpha)
+    reason = significance_reason(scores) if len(runs) > 1 else None
     p_values = {c.second: c.corrected_p for c in comparisons}
     significant = {c.second: c.significant for c in comparisons}
     ordered = sorted(runs, key=lambda run: summaries[run][primary], reverse=True)
     if args.json:
         rows = [
             {"run": run, **{n: summaries[run][n] for n in names}, "p_value": p_values.get(run),
-             "significant": significant.get(run, False), "best": run == best}
+             "significant": significant.get(run, None if reason else False), "best": run == best}
             for run in ordered
         ]  # fmt: skip
-        json.dump(
-            {"measure": primary, "test": args.test, "correction": args.correction, "rows": rows}, sys.stdout
-        )
+        report = {"measure": primary, "test": args.test, "correction": args.correction, "topics": len(topics)}
+        json.dump(report | {"reason": reason, "rows": rows}, sys.stdout)
         print()
         return 0
     width = max(len(run) for run in runs)
     print(f"{'run':<{width}}  " + "  ".join(f"{n:>10}" for n in names) + f"  {'p (' + primary + ')':>14}")
     for name in ordered:
         cells = "  ".join(f"{summaries[name][n]:>10.4f}" for n in names)
-        marker = "best" if name == best else f"{p_values[name]:.4f}{' *' if significant[name] else '  '}"
+        if name == best:
+            marker = "best"
+        elif p_values[name] is None:
+            marker = "—"
+        else:
+            marker = f"{p_values[name]:.4f}{' *' if significant[name] else '  '}"
         print(f"{name:<{width}}  {cells}  {marker:>14}")
+    if reason:
+        print(f"p: none, {reason}: no significance verdict between these runs")
+        return 0
     print(
         f"p: {args.test} test against the best run on {primary} over {len(topics)} topics, "
         f"{args.correction} correction; * = significant at {args.alpha}"

@@ -8,6 +8,7 @@ import json
 import math
 import sys
 
+from annotation.crowd.minimums import INPUTS_FOR_INTERVAL, POINTS_FOR_CORRELATION, SYSTEMS_FOR_WILLIAMS
 from cranfield.cli import CommandError
 
 COLUMNS = ("system", "input", "value")
@@ -23,7 +24,10 @@ def register(subparsers) -> None:
         "Kendall at the summary level (per input, then averaged), the system level (over system means) "
         "and the global level (over all outputs), each with a bootstrap interval over inputs; each "
         "metric's pairwise system-ranking accuracy; and, with two or more metrics, Williams' test of "
-        "whether the first correlates with the humans better than each other one at the system level.",
+        "whether the first correlates with the humans better than each other one at the system level. "
+        f"Below the minimums ({POINTS_FOR_CORRELATION.count} points for a correlation or an accuracy, "
+        f"{INPUTS_FOR_INTERVAL.count} inputs for an interval, {SYSTEMS_FOR_WILLIAMS.count} systems for "
+        "Williams' test) a figure is not given, and the reason is.",
     )
     parser.add_argument("human", help="CSV: system,input,value — the human scores")
     parser.add_argument("metrics", nargs="+", metavar="METRIC", help="CSV: system,input,value — a metric")
@@ -72,27 +76,50 @@ def run_meta_eval(args: argparse.Namespace) -> int:
         if not meta.paired(scores, human):
             raise CommandError(f"{path}: no (system, input) in common with {args.human}")
         rows = meta.correlations(scores, human, resamples=args.resamples, seed=args.seed)
-        try:
-            accuracy = meta.pairwise_accuracy(meta.system_means(scores), human_means)
-        except ValueError:
-            accuracy = math.nan
-        report[path] = {"correlations": [vars(row) for row in rows], "pairwise_accuracy": accuracy}
+        accuracy, accuracy_reason = meta.ranking_accuracy(meta.system_means(scores), human_means)
+        report[path] = {
+            "correlations": [{key: finite(value) for key, value in vars(row).items()} for row in rows],
+            "pairwise_accuracy": accuracy,
+            "pairwise_accuracy_reason": accuracy_reason,
+        }
     means = {path: meta.system_means(scores) for path, scores in metrics.items()}
-    williams = meta.williams_tests(next(iter(metrics)), means, human_means) if len(metrics) > 1 else []
+    williams = meta.williams_tests(next(iter(metrics)), means, human_means) if len(metrics) > 1 else None
     if args.json:
-        json.dump({"metrics": report, "williams": williams}, sys.stdout, indent=2)
+        found: dict[str, object] = {"williams": [], "williams_systems": None, "williams_reason": None}
+        if williams is not None:
+            found = {
+                "williams": williams.tests,
+                "williams_systems": williams.systems,
+                "williams_reason": williams.reason,
+            }
+        json.dump({"metrics": report, **found}, sys.stdout, indent=2)
         print()
         return 0
     for path, result in report.items():
-        print(f"{path}   pairwise system-ranking accuracy {result['pairwise_accuracy']:.4f}")
+        accuracy = result["pairwise_accuracy"]
+        shown = f"{accuracy:.4f}" if accuracy is not None else f"none, {result['pairwise_accuracy_reason']}"
+        print(f"{path}   pairwise system-ranking accuracy {shown}")
         for row in result["correlations"]:
-            print(
-                f"  {row['level']:<8} {row['method']:<9} {row['value']: .4f}  "
-                f"[{row['low']: .4f}, {row['high']: .4f}]  n={row['n']}"
+            if row["value"] is None:
+                why = row["reason"] or "undefined (a constant side)"
+                print(f"  {row['level']:<8} {row['method']:<9} none: {why}  n={row['n']}")
+                continue
+            interval = (
+                f"[{row['low']: .4f}, {row['high']: .4f}]"
+                if row["low"] is not None
+                else f"(no interval: {row['interval_reason'] or 'no defined resample'})"
             )
-    for test in williams:
+            print(f"  {row['level']:<8} {row['method']:<9} {row['value']: .4f}  {interval}  n={row['n']}")
+    if williams is not None and williams.reason:
+        print(f"Williams (system level): none, {williams.reason}")
+    for test in williams.tests if williams is not None else []:
         print(
             f"Williams (system level): {test['first']} over {test['second']}: "
             f"t = {test['t']:.3f}, p = {test['p_value']:.4f} (one-sided, {test['degrees_of_freedom']} df)"
         )
     return 0
+
+
+def finite(value):
+    """NaN (no figure) as None, as the API gives it: JSON has no NaN."""
+    return None if isinstance(value, float) and math.isnan(value) else value

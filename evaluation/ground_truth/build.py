@@ -36,6 +36,7 @@ from annotation.crowd.agreement import cohen_kappa_matrix, krippendorff_alpha, l
 from annotation.crowd.bradley_terry import BradleyTerryError, bradley_terry
 from annotation.crowd.encoding import Encoded, Labels, as_encoded, encode, on_scale
 from annotation.crowd.methods import aggregate_by_name
+from annotation.crowd.minimums import COMPARISONS_FOR_INTERVAL, ITEMS_FOR_KAPPA
 from annotation.crowd.quality import (
     agreement_with_aggregate,
     busiest,
@@ -63,7 +64,10 @@ DEFAULT_TIE_RULE = "lower"
 # 5: ordinal alpha per rating dimension; pairwise projects rank their systems (Bradley-Terry).
 # 6: majority vote's ties follow the project's tie rule, named lower/higher (once smallest/largest),
 #    and every tied item records how it was settled or that it waits (evaluation.ground_truth.ties).
-COMPUTATION_VERSION = 6
+# 7: mean Cohen's kappa weighted by shared items over pairs sharing at least 10, PABAK and the
+#    pooled agreement beside it, no interval below 30 items, nor for a system's Bradley-Terry
+#    strength below 10 comparisons (annotation.crowd.minimums).
+COMPUTATION_VERSION = 7
 # Bootstrap resamples of the comparisons for the interval of each system's Bradley-Terry strength.
 RANKING_RESAMPLES = 200
 # The pairwise-kappa heat map keeps the annotators with the most labels: beyond a few dozen rows
@@ -507,18 +511,27 @@ def system_ranking(triples: list, systems: dict[int, tuple[str, str]]) -> dict:
         strengths = bradley_terry(comparisons, resamples=RANKING_RESAMPLES, seed=INTERVAL_SEED)
     except BradleyTerryError as error:
         return described | {"ranking": [], "error": str(error)}
-    ranking = [
-        {
-            "system": s.item,
-            "strength": s.strength,
-            "low": None if np.isnan(s.low) else s.low,
-            "high": None if np.isnan(s.high) else s.high,
-            "wins": wins[s.item],
-            "comparisons": played[s.item],
-        }
-        for s in strengths
-    ]
-    return described | {"ranking": ranking, "error": None}
+    ranking = []
+    for s in strengths:
+        # A system in fewer comparisons than an interval needs gets none, and the reason.
+        reason = COMPARISONS_FOR_INTERVAL.reason(played[s.item])
+        shown = reason is None and not np.isnan(s.low)
+        ranking.append(
+            {
+                "system": s.item,
+                "strength": s.strength,
+                "low": s.low if shown else None,
+                "high": s.high if shown else None,
+                "wins": wins[s.item],
+                "comparisons": played[s.item],
+                "reason": reason,
+            }
+        )
+    return described | {
+        "ranking": ranking,
+        "error": None,
+        "minimum_comparisons": COMPARISONS_FOR_INTERVAL.count,
+    }
 
 
 def adjudicated_labels(labels: list, decisions: dict, extra_assessors: dict) -> tuple[list, dict]:
@@ -604,13 +617,14 @@ def pairwise_report(
 ) -> dict:
     """The kappa and shared-items matrices of the busiest annotators, as the heat map shows them."""
     shown = busiest(counts, HEATMAP_ANNOTATORS)
-    matrix = cohen_kappa_matrix(data, weights=weights, annotators=shown)
+    matrix = cohen_kappa_matrix(data, weights=weights, annotators=shown, min_shared=ITEMS_FOR_KAPPA.count)
     return {
         "dimension": dimension,
         "weights": weights,
         "annotators": shown,
         "kappa": matrix["kappa"],
         "shared": matrix["shared_items"],
+        "min_shared": matrix["min_shared"],
         "annotators_total": len(counts),
     }
 

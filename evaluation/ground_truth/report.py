@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Aggregate, Count, FloatField
 
+from annotation.crowd.prevalence import explain_low_kappa
 from annotation.models import Judgement, JudgementRevision, Membership, Project, Task
 from evaluation.colours import heat_colours
 from evaluation.models import GroundTruthSnapshot
@@ -204,6 +205,7 @@ def _figure(
         "value": value,
         "low": interval.get("low"),
         "high": interval.get("high"),
+        "interval_reason": interval.get("reason"),
         "n_items": n_items,
         "n_annotators": n_annotators,
         "note": rests_on,
@@ -215,10 +217,22 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
 
 
-def pairs_note(pairs: int, min_shared: int = 2) -> str:
+def pairs_note(pairs: int, min_shared: int = 2, weighting: str | None = None) -> str:
     if not pairs:
         return f"no two annotators share {min_shared} items yet"
-    return f"mean over {plural(pairs, 'pair')} of annotators sharing at least {min_shared} items"
+    # Snapshots before computation version 6 took the plain mean of the pairs.
+    how = "each weighted by the items it shares" if weighting == "shared items" else "unweighted"
+    return f"mean over {plural(pairs, 'pair')} of annotators sharing at least {min_shared} items, {how}"
+
+
+def pabak_note(pooled: dict) -> str:
+    """What PABAK rests on: the observed agreement of every two ratings of an item, and the formula."""
+    q = pooled["categories"]
+    formula = "2·p_o − 1" if q == 2 else f"({q}·p_o − 1)/{q - 1}"
+    return (
+        f"the kappa were all labels equally common: {formula}, p_o = {pooled['observed_agreement']:.0%} "
+        f"agreement over every two ratings of an item (Byrt, Bishop & Carlin 1993)"
+    )
 
 
 def fleiss_note(per_item: int | None, excluded: int | None) -> str:
@@ -243,6 +257,20 @@ def report_figures(
 
     excluded = agreement.get("fleiss_kappa_items_excluded")
     per_item = agreement.get("fleiss_kappa_ratings_per_item")
+    pooled = agreement.get("pooled_agreement")
+    pabak = (
+        [
+            _figure(
+                "PABAK (prevalence- and bias-adjusted kappa)",
+                pooled["pabak"],
+                pooled.get("n_items"),
+                annotators("krippendorff_alpha"),
+                pabak_note(pooled),
+            )
+        ]
+        if pooled
+        else []
+    )
     return [
         _figure(
             "Fleiss' kappa",
@@ -257,9 +285,14 @@ def report_figures(
             agreement.get("cohen_kappa_mean"),
             agreement.get("cohen_kappa_n_items"),
             annotators("cohen_kappa"),
-            pairs_note(agreement.get("cohen_kappa_pairs") or 0, agreement.get("cohen_kappa_min_shared", 2)),
+            pairs_note(
+                agreement.get("cohen_kappa_pairs") or 0,
+                agreement.get("cohen_kappa_min_shared", 2),
+                agreement.get("cohen_kappa_mean_weighting"),
+            ),
             agreement.get("cohen_kappa_mean_ci"),
         ),
+        *pabak,
         _figure(
             f"{alpha} ({agreement.get('krippendorff_level', 'nominal')})",
             agreement.get("krippendorff_alpha"),
@@ -276,8 +309,16 @@ def agreement_figures(project: Project, agreement: dict) -> list[dict]:
     figures = report_figures(agreement)
     ordered = agreement.get("ordered")
     if ordered:  # graded labels: their order counts
-        figures += report_figures(ordered, cohen="Mean Cohen's kappa, linearly weighted")[1:]
+        weighted = report_figures(ordered, cohen="Mean Cohen's kappa, linearly weighted")
+        figures += [figure for figure in weighted[1:] if not figure["name"].startswith("PABAK")]
     return figures
+
+
+def kappa_explanation(project: Project, agreement: dict) -> str | None:
+    """Why kappa is low, in words, with the project's names for its labels
+    (``annotation.crowd.prevalence.explain_low_kappa``); None when it is not low, or the snapshot
+    predates the pooled figures."""
+    return explain_low_kappa(agreement, project.type.label_names(project.config))
 
 
 def per_label_rows(project: Project, agreement: dict) -> list[dict]:
@@ -306,8 +347,10 @@ def agreement_report(project: Project, snapshot: GroundTruthSnapshot | None) -> 
     Keys: ``project``, ``task_type``, ``method``, ``quality_threshold``, ``snapshot`` (None before
     the first), ``figures`` (label projects) or ``dimensions`` (Likert: per dimension), ``annotators``
     (``annotator_table``), ``confusion`` (label projects: classes, their names, and per annotator the
-    matrix of aggregate label × own label) and ``pairwise`` (one heat-map panel per dimension:
-    annotators shown, kappa and shared-items matrices, how many annotators there are in all).
+    matrix of aggregate label × own label), ``pairwise`` (one heat-map panel per dimension:
+    annotators shown, kappa and shared-items matrices, how many annotators there are in all),
+    ``kappa_explanation`` (why mean Cohen's kappa is low, or None) and ``min_shared`` (the items a
+    pair must share to count in it and in the heat map).
     """
     annotators = annotator_table(project, snapshot)
     usernames = {row["annotator_id"]: row["username"] for row in annotators}
@@ -324,6 +367,8 @@ def agreement_report(project: Project, snapshot: GroundTruthSnapshot | None) -> 
         "pairwise": [],
         "per_label": [],
         "intervals": {},
+        "kappa_explanation": None,
+        "min_shared": None,
     }
     if snapshot is None:
         return report
@@ -337,6 +382,9 @@ def agreement_report(project: Project, snapshot: GroundTruthSnapshot | None) -> 
         report["dimensions"] = dimension_figures(snapshot.agreement)
     else:
         report["figures"] = agreement_figures(project, snapshot.agreement)
+        report["kappa_explanation"] = kappa_explanation(project, snapshot.agreement)
+        if snapshot.agreement.get("cohen_kappa_mean_weighting"):  # computation version 6 on
+            report["min_shared"] = snapshot.agreement.get("cohen_kappa_min_shared")
         report["per_label"] = per_label_rows(project, snapshot.agreement)
         bootstrap = snapshot.agreement.get("bootstrap") or {}
         report["intervals"] = bootstrap

@@ -1,9 +1,11 @@
 """A leaderboard's statistics from per-topic scores (pure; no Django): each system's mean with a
-confidence interval and rank, and paired significance tests between systems, corrected for the
-number of comparisons made (statsmodels' ``multipletests``).
+bootstrap interval over topics and rank, and paired significance tests between systems, corrected
+for the number of comparisons made (statsmodels' ``multipletests``).
 
 Scores come as ``{system: [score per topic]}``, every list in the same topic order (score runs with
-trec_eval's ``-c`` so that a topic a run lacks counts 0 and the lists pair up).
+trec_eval's ``-c`` so that a topic a run lacks counts 0 and the lists pair up). Below the stated
+minimums (``annotation.crowd.minimums``) a row has no interval and a pair no verdict, and each says
+why.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from itertools import combinations
 
 import numpy as np
 
-from .significance import compare_systems, correct, mean_confidence_interval
+from annotation.crowd.minimums import TOPICS_FOR_TEST, Minimum
+
+from .intervals import OVER_TOPICS, IntervalMethod, mean_intervals
+from .significance import compare_systems, correct
 
 # Correction methods accepted besides statsmodels' own names: none leaves the p-values as they are.
 NO_CORRECTION = "none"
@@ -25,9 +30,10 @@ class BoardRow:
     system: str
     rank: int  # 1 = best; ties share no rank (broken by name, so the order is a function of scores)
     mean: float
-    low: float  # the confidence interval of the mean (equal to it with fewer than two topics)
-    high: float
+    low: float | None  # the interval of the mean (``IntervalMethod``); None below its minimum
+    high: float | None
     topics: int
+    reason: str | None = None  # why there is no interval
 
 
 @dataclass(frozen=True)
@@ -35,29 +41,38 @@ class PairComparison:
     first: str  # the better of the two by mean
     second: str
     difference: float  # mean of first − mean of second, ≥ 0
-    p_value: float  # the test's own p
-    corrected_p: float  # after the correction for the number of pairs compared
-    significant: bool
+    p_value: float | None  # the test's own p; None below the minimum of topics
+    corrected_p: float | None  # after the correction for the number of pairs compared
+    significant: bool | None  # None: no verdict (too few topics)
+    topics: int = 0
 
 
-def board(scores: Mapping[str, Sequence[float]], level: float = 0.95, method: str = "t") -> list[BoardRow]:
-    """Systems best first by mean score, each with a ``level`` confidence interval of its mean
-    (``method`` t or bootstrap, as ``significance.mean_confidence_interval``)."""
-    rows = []
-    for system, given in scores.items():
-        values = np.asarray(given, dtype=float)
-        if len(values) >= 2 and np.ptp(values) > 0:
-            interval = mean_confidence_interval(list(given), level, method)
-            low, high = interval.low, interval.high
-        else:  # one topic, or every topic the same: no spread to speak of
-            low = high = float(values.mean()) if len(values) else float("nan")
-        mean = float(values.mean()) if len(values) else float("nan")
-        rows.append((system, mean, low, high, len(values)))
-    rows.sort(key=lambda row: (-row[1], row[0]))
+def ranking(scores: Mapping[str, Sequence[float]]) -> list[str]:
+    """Systems best first by mean score (ties by name, so the order is a function of the scores)."""
+    means = {
+        system: float(np.mean(values)) if len(values) else float("nan") for system, values in scores.items()
+    }
+    return sorted(means, key=lambda system: (-means[system], system))
+
+
+def board(scores: Mapping[str, Sequence[float]], method: IntervalMethod = OVER_TOPICS) -> list[BoardRow]:
+    """Systems best first by mean score, each with its interval over topics by ``method`` (every
+    system resampled over the same topics), or None bounds and the reason below its minimum."""
+    systems = list(scores)
+    intervals = dict(zip(systems, mean_intervals([scores[s] for s in systems], method), strict=True))
     return [
-        BoardRow(system, rank, mean, low, high, n)
-        for rank, (system, mean, low, high, n) in enumerate(rows, 1)
+        BoardRow(system, rank, found.mean, found.low, found.high, found.n, found.reason)
+        for rank, system in enumerate(ranking(scores), 1)
+        for found in (intervals[system],)
     ]
+
+
+def significance_reason(
+    scores: Mapping[str, Sequence[float]], minimum: Minimum = TOPICS_FOR_TEST
+) -> str | None:
+    """Why the systems' pairs get no significance verdict (too few topics), or None."""
+    topics = len(next(iter(scores.values()))) if scores else 0
+    return minimum.reason(topics)
 
 
 def compare_pairs(
@@ -67,36 +82,43 @@ def compare_pairs(
     test: str = "t",
     correction: str = "holm",
     alpha: float = 0.05,
+    minimum: Minimum = TOPICS_FOR_TEST,
     **options,
 ) -> list[PairComparison]:
     """Test each pair of systems (paired over topics) and correct the p-values for the number of
-    pairs; each result names the better system first."""
-    raw = []
-    for a, b in pairs:
-        first, second = (a, b) if np.mean(scores[a]) >= np.mean(scores[b]) else (b, a)
+    pairs; each result names the better system first. Below ``minimum`` topics no pair is tested:
+    each keeps its difference, with no p and no verdict (``significance_reason`` says why)."""
+    means = {system: float(np.mean(values)) for system, values in scores.items()}
+    ordered = [(a, b) if means[a] >= means[b] else (b, a) for a, b in pairs]
+    topics = len(next(iter(scores.values()))) if scores else 0
+    if not minimum.met(topics):
+        return [
+            PairComparison(first, second, means[first] - means[second], None, None, None, topics)
+            for first, second in ordered
+        ]
+    p_values = []
+    for first, second in ordered:
         result = compare_systems(scores[first], scores[second], test, **options)
-        p_value = 1.0 if np.isnan(result.p_value) else result.p_value  # identical scores: no evidence
-        raw.append((first, second, float(np.mean(scores[first]) - np.mean(scores[second])), p_value))
-    p_values = [p for *_, p in raw]
-    if correction == NO_CORRECTION or not raw:
+        p_values.append(1.0 if np.isnan(result.p_value) else result.p_value)  # identical: no evidence
+    if correction == NO_CORRECTION or not p_values:
         corrected, reject = p_values, [p < alpha for p in p_values]
     else:
         reject, corrected = correct(p_values, correction, alpha)
     return [
-        PairComparison(first, second, difference, p, q, significant)
-        for (first, second, difference, p), q, significant in zip(raw, corrected, reject, strict=True)
+        PairComparison(first, second, means[first] - means[second], p, q, significant, topics)
+        for (first, second), p, q, significant in zip(ordered, p_values, corrected, reject, strict=True)
     ]
 
 
 def all_pairs(scores: Mapping[str, Sequence[float]], **options) -> list[PairComparison]:
     """Every pair of systems compared (``compare_pairs``); with n systems that is n(n−1)/2 tests,
     which the correction accounts for."""
-    ordered = [row.system for row in board(scores)]
+    ordered = ranking(scores)
     return compare_pairs(scores, list(combinations(ordered, 2)), **options)
 
 
 def against_best(scores: Mapping[str, Sequence[float]], **options) -> tuple[str, list[PairComparison]]:
     """The best system by mean, and each other system compared with it (n−1 tests, corrected)."""
-    ordered = [row.system for row in board(scores)]
+    ordered = ranking(scores)
     best = ordered[0]
     return best, compare_pairs(scores, [(best, other) for other in ordered[1:]], **options)

@@ -11,6 +11,9 @@ document, a dialogue, a source sentence) — one set from a metric, one from a h
   correlates with the humans better than another, allowing for the two metrics' own correlation.
 - **Pairwise system-ranking accuracy** (Mathur et al. 2020; Kocmi et al. 2021): the share of system
   pairs a metric orders as the humans do.
+
+Below the minimums of ``annotation.crowd.minimums`` (points for a correlation, inputs for an
+interval, systems for Williams' test and for an accuracy) a figure is not given, and the reason is.
 """
 
 from __future__ import annotations
@@ -21,6 +24,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from annotation.crowd.minimums import (
+    INPUTS_FOR_INTERVAL,
+    POINTS_FOR_CORRELATION,
+    SYSTEMS_FOR_ACCURACY,
+    SYSTEMS_FOR_WILLIAMS,
+    Minimum,
+)
+
+from .intervals import expanded_probabilities
 
 Record = tuple[str, str, float]  # (system, input, value)
 METHODS = ("pearson", "spearman", "kendall")
@@ -130,10 +143,16 @@ def _row_correlations(x: np.ndarray, y: np.ndarray, method: str) -> np.ndarray:
 class Correlation:
     level: str
     method: str
-    value: float
-    low: float
+    value: float  # NaN when undefined (a constant side) or below the minimum (``reason``)
+    low: float  # percentile bootstrap interval over inputs; NaN without one
     high: float
     n: int  # outputs (global), systems (system) or inputs (summary)
+    reason: str | None = None  # why there is no value: too few points at this level
+    interval_reason: str | None = None  # why a value has no interval: too few inputs to resample
+
+
+# What a correlation's n counts at each level, as the reasons name it.
+LEVEL_UNITS = {"global": "outputs", "system": "systems", "summary": "inputs"}
 
 
 def correlations(
@@ -145,12 +164,18 @@ def correlations(
     resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    minimum: Minimum = POINTS_FOR_CORRELATION,
+    interval_minimum: Minimum = INPUTS_FOR_INTERVAL,
 ) -> list[Correlation]:
     """Every level × method, each with a percentile bootstrap interval over inputs (the inputs are
     resampled with replacement and every output of a drawn input comes with it; ``resamples=0``
     leaves the interval NaN). A replicate is ``level_correlation`` of the resampled outputs, each
     drawn input's outputs counted as often as it was drawn; a replicate that is undefined (a
-    constant side) is left out.
+    constant side) is left out. Replicates are correlations, so the interval lies in [−1, 1].
+
+    Below ``minimum`` points at its level (systems, inputs or outputs) a correlation has no value,
+    and ``reason`` says why; below ``interval_minimum`` inputs a value has no interval, and
+    ``interval_reason`` says why.
 
     The replicates are computed from each draw's input counts, not by building every resampled
     sample: a summary-level replicate is the count-weighted mean of the per-input correlations,
@@ -166,17 +191,24 @@ def correlations(
     tail = (1 - confidence) / 2 * 100
     results = []
     for level in levels:
+        size = {"global": len(pairs), "system": len(table.systems), "summary": len(table.inputs)}[level]
+        reason = minimum.reason(size, LEVEL_UNITS[level])
         for method in methods:
+            if reason is not None:
+                results.append(Correlation(level, method, math.nan, math.nan, math.nan, size, reason))
+                continue
             value = level_correlation(pairs, level, method)
-            replicates = table.replicates(level, method, counts)
-            replicates = replicates[~np.isnan(replicates)]
-            low, high = (
-                (float(np.percentile(replicates, tail)), float(np.percentile(replicates, 100 - tail)))
-                if len(replicates)
-                else (math.nan, math.nan)
-            )
-            size = {"global": len(pairs), "system": len(table.systems), "summary": len(table.inputs)}[level]
-            results.append(Correlation(level, method, value, low, high, size))
+            interval_reason = interval_minimum.reason(len(table.inputs)) if resamples else None
+            low = high = math.nan
+            if interval_reason is None and resamples and not math.isnan(value):
+                replicates = table.replicates(level, method, counts)
+                replicates = np.clip(replicates[~np.isnan(replicates)], -1.0, 1.0)  # rounding only
+                if len(replicates):
+                    low, high = (
+                        float(np.percentile(replicates, tail)),
+                        float(np.percentile(replicates, 100 - tail)),
+                    )
+            results.append(Correlation(level, method, value, low, high, size, None, interval_reason))
     return results
 
 
@@ -240,6 +272,16 @@ class _OutputTable:
 
 
 @dataclass(frozen=True)
+class WilliamsReport:
+    """Williams' tests of one metric against the others over ``systems`` systems, or none and the
+    ``reason`` (too few systems)."""
+
+    systems: int
+    tests: list[dict]
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
 class WilliamsResult:
     t: float
     p_value: float  # one-sided: the first metric correlates with the humans more than the second
@@ -265,16 +307,20 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsResult:
 
 
 def williams_tests(
-    first: str, metric_means: Mapping[str, Mapping[str, float]], human_means: Mapping[str, float]
-) -> list[dict]:
+    first: str,
+    metric_means: Mapping[str, Mapping[str, float]],
+    human_means: Mapping[str, float],
+    minimum: Minimum = SYSTEMS_FOR_WILLIAMS,
+) -> WilliamsReport:
     """Williams' test of metric ``first`` against each other metric of ``metric_means`` ({metric:
     {system: mean}}): does ``first`` correlate with the humans better, by Pearson's r over the
     systems every metric and the humans share (the system level, as the WMT metrics tasks test)?
-    Each result is ``{"first", "second", "t", "p_value" (one-sided), "degrees_of_freedom"}``;
-    none with three systems or fewer, where the test is undefined."""
+    Each test is ``{"first", "second", "t", "p_value" (one-sided), "degrees_of_freedom"}``; none,
+    with the reason, below ``minimum`` systems (``minimums.SYSTEMS_FOR_WILLIAMS`` says why)."""
     systems = sorted(set(human_means).intersection(*(set(m) for m in metric_means.values())))
-    if len(systems) <= 3:
-        return []
+    reason = minimum.reason(len(systems))
+    if reason is not None or len(systems) <= 3:  # the test is undefined on three
+        return WilliamsReport(len(systems), [], reason)
 
     def r(a: Mapping[str, float], b: Mapping[str, float]) -> float:
         return correlation([a[s] for s in systems], [b[s] for s in systems], "pearson")
@@ -290,7 +336,22 @@ def williams_tests(
             len(systems),
         )
         tests.append({"first": first, "second": other, **vars(result)})
-    return tests
+    return WilliamsReport(len(systems), tests)
+
+
+def ranking_accuracy(
+    metric: dict[str, float], human: dict[str, float], minimum: Minimum = SYSTEMS_FOR_ACCURACY
+) -> tuple[float | None, str | None]:
+    """``pairwise_accuracy`` with its reason when there is none: fewer than ``minimum`` systems, or
+    raters who tell no two systems apart."""
+    systems = len(set(metric) & set(human))
+    reason = minimum.reason(systems)
+    if reason is not None:
+        return None, reason
+    try:
+        return pairwise_accuracy(metric, human), None
+    except ValueError as error:
+        return None, str(error)
 
 
 def pairwise_accuracy(metric: dict[str, float], human: dict[str, float]) -> float:
@@ -320,16 +381,28 @@ class SystemScore:
     system: str
     mean: float  # over the system's outputs
     median: float
-    low: float  # percentile bootstrap interval of the mean, resampling inputs (NaN without resamples)
-    high: float
+    low: float | None  # interval of the mean resampling inputs (``system_scores``); None without one
+    high: float | None
     outputs: int
+    inputs: int = 0  # the inputs the system has outputs for: what its interval rests on
+    reason: str | None = None  # why there is no interval (too few inputs)
 
 
 def system_scores(
-    records: Iterable[Record], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
+    records: Iterable[Record],
+    *,
+    resamples: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+    minimum: Minimum = INPUTS_FOR_INTERVAL,
 ) -> list[SystemScore]:
     """Each system's mean and median score with a bootstrap interval over inputs (the same resampled
-    inputs for every system, as the systems were rated on the same inputs), best first."""
+    inputs for every system, as the systems were rated on the same inputs), best first.
+
+    The interval is the expanded percentile one (``intervals.expanded_probabilities``, Hesterberg
+    2015) of the mean over a system's outputs, so it lies between its lowest and highest score (a
+    rating's interval inside the scale); a system with outputs on fewer than ``minimum`` inputs
+    gets none, and the reason. ``resamples=0`` asks for no interval (None, no reason)."""
     by_system: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for system, input_id, value in records:
         by_system[system][input_id].append(value)
@@ -339,26 +412,33 @@ def system_scores(
     out = []
     for system, per_input in by_system.items():
         values = [v for i in inputs for v in per_input.get(i, [])]
-        low, high = _interval_over_inputs(per_input, inputs, draws, level)
+        reason = minimum.reason(len(per_input)) if draws is not None else None
+        low = high = None
+        if draws is not None and reason is None:
+            low, high = _interval_over_inputs(
+                per_input, inputs, draws, expanded_probabilities(len(per_input), level)
+            )
         mean, median = float(np.mean(values)), float(np.median(values))
-        out.append(SystemScore(system, mean, median, low, high, len(values)))
+        out.append(SystemScore(system, mean, median, low, high, len(values), len(per_input), reason))
     return sorted(out, key=lambda s: (-s.mean, s.system))
 
 
 def _interval_over_inputs(
-    per_input: dict[str, list[float]], inputs: list[str], draws: np.ndarray | None, level: float
-) -> tuple[float, float]:
-    """Percentile interval of the mean over outputs when the inputs are drawn as ``draws`` (rows of
-    input indices); inputs a system has no output for add nothing to a draw."""
-    if draws is None:
-        return math.nan, math.nan
+    per_input: dict[str, list[float]],
+    inputs: list[str],
+    draws: np.ndarray,
+    probabilities: tuple[float, float],
+) -> tuple[float | None, float | None]:
+    """The mean over outputs when the inputs are drawn as ``draws`` (rows of input indices), read
+    at ``probabilities``; inputs a system has no output for add nothing to a draw."""
     sums = np.array([sum(per_input.get(i, [])) for i in inputs])
     counts = np.array([len(per_input.get(i, [])) for i in inputs])
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
     means = means[np.isfinite(means)]
     if not len(means):
-        return math.nan, math.nan
-    tail = 100 * (1 - level) / 2
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return float(low), float(high)
+        return None, None
+    low, high = np.quantile(means, probabilities)
+    values = [v for i in inputs for v in per_input.get(i, [])]
+    # Every resampled mean lies between the lowest and highest score; keep the ends there despite rounding.
+    return float(np.clip(low, min(values), max(values))), float(np.clip(high, min(values), max(values)))

@@ -142,32 +142,3 @@ def correct(
     methods: holm, bonferroni, fdr_bh, …)."""
     reject, corrected, _, _ = multipletests(list(p_values), alpha=alpha, method=method)
     return [bool(r) for r in reject], [float(p) for p in corrected]
-
-
-@dataclass(frozen=True)
-class ConfidenceInterval:
-    mean: float
-    low: float
-    high: float
-    level: float
-    method: str
-
-
-def mean_confidence_interval(
-    scores: Sequence[float], level: float = 0.95, method: str = "t", n_resamples: int = 10_000, seed: int = 0
-) -> ConfidenceInterval:
-    """A confidence interval for a system's mean score: Student's t, or a percentile bootstrap."""
-    values = np.asarray(scores, dtype=float)
-    if len(values) < 2:
-        raise ValueError("a confidence interval needs at least two scores")
-    mean = float(values.mean())
-    if method == "t":
-        low, high = stats.t.interval(level, len(values) - 1, loc=mean, scale=stats.sem(values))
-    elif method == "bootstrap":
-        result = stats.bootstrap(
-            (values,), np.mean, confidence_level=level, n_resamples=n_resamples, method="percentile", rng=seed
-        )
-        low, high = result.confidence_interval
-    else:
-        raise ValueError(f"method must be 't' or 'bootstrap', not {method!r}")
-    return ConfidenceInterval(mean, float(low), float(high), level, method)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from annotation.crowd.minimums import ITEMS_FOR_KAPPA, Minimum
+
 from .trec_io import Qrels, Run, trec_order
 from .trec_measures import aggregate, evaluate_many
 
@@ -225,9 +227,10 @@ class TopicAgreement:
 
     topic: str
     shared: int  # documents both judge
-    kappa: float | None  # Cohen's kappa over the shared documents (None: fewer than two, or no variation)
+    kappa: float | None  # Cohen's kappa over the shared documents; None with ``reason``
     reference_relevant: int
     reference_relevant_judged: int  # of those, how many the crowd judged (the pool found)
+    reason: str | None = None  # why there is no kappa: too few shared documents, or undefined
 
 
 def cohen_kappa(first: Sequence[bool], second: Sequence[bool]) -> float | None:
@@ -241,26 +244,63 @@ def cohen_kappa(first: Sequence[bool], second: Sequence[bool]) -> float | None:
     return None if chance == 1 else (observed - chance) / (1 - chance)
 
 
+UNDEFINED_KAPPA = "kappa undefined: both give every shared document the same label"
+
+
 def agreement_with_reference(
-    crowd: Qrels, reference: Qrels, relevance_level: int = 1
+    crowd: Qrels, reference: Qrels, relevance_level: int = 1, minimum: Minimum = ITEMS_FOR_KAPPA
 ) -> list[TopicAgreement]:
     """Per topic of the reference: Cohen's kappa between crowd and reference on the documents both
-    judge, and how many of the reference's relevant documents the crowd judged at all."""
+    judge (none, with the reason, below ``minimum`` of them), and how many of the reference's
+    relevant documents the crowd judged at all."""
     out = []
     for topic in sorted(reference):
         ours, theirs = crowd.get(topic, {}), reference[topic]
         shared = sorted(set(ours) & set(theirs))
         relevant = [doc for doc, rel in theirs.items() if rel >= relevance_level]
+        kappa, reason = None, minimum.reason(len(shared))
+        if reason is None:
+            kappa = cohen_kappa(
+                [ours[d] >= relevance_level for d in shared],
+                [theirs[d] >= relevance_level for d in shared],
+            )
+            reason = UNDEFINED_KAPPA if kappa is None else None
         out.append(
             TopicAgreement(
                 topic=topic,
                 shared=len(shared),
-                kappa=cohen_kappa(
-                    [ours[d] >= relevance_level for d in shared],
-                    [theirs[d] >= relevance_level for d in shared],
-                ),
+                kappa=kappa,
                 reference_relevant=len(relevant),
                 reference_relevant_judged=sum(doc in ours for doc in relevant),
+                reason=reason,
             )
         )
     return out
+
+
+def weighted_mean_kappa(rows: Sequence[TopicAgreement]) -> float | None:
+    """The mean of the topics' kappas weighted by their shared documents (a topic of 40 documents
+    tells more than one of 10); None when no topic has a kappa."""
+    counted = [(row.kappa, row.shared) for row in rows if row.kappa is not None]
+    total = sum(shared for _, shared in counted)
+    return sum(kappa * shared for kappa, shared in counted) / total if total else None
+
+
+def kappa_over_topics(
+    crowd: Qrels, reference: Qrels, relevance_level: int = 1, minimum: Minimum = ITEMS_FOR_KAPPA
+) -> tuple[float | None, int, str | None]:
+    """Cohen's kappa of crowd and reference over every (topic, document) both judge, all topics
+    together: ``(kappa, shared, reason)``. Where each topic shares a handful of documents (a
+    collection's official qrels judge few per topic), the per-topic kappas are too few to show, and
+    this one rests on all of them."""
+    first, second = [], []
+    for topic, theirs in reference.items():
+        ours = crowd.get(topic, {})
+        for document in sorted(set(ours) & set(theirs)):
+            first.append(ours[document] >= relevance_level)
+            second.append(theirs[document] >= relevance_level)
+    reason = minimum.reason(len(first))
+    if reason is not None:
+        return None, len(first), reason
+    kappa = cohen_kappa(first, second)
+    return kappa, len(first), UNDEFINED_KAPPA if kappa is None else None

@@ -41,6 +41,7 @@ from .board import (
     per_topic_table,
     trec_eval_text,
 )
+from .checks import shown_checks
 from .compute import run_file
 from .external import import_external_qrels
 from .views import requested
@@ -79,6 +80,10 @@ class EvaluationSerializer(serializers.ModelSerializer):
     ground_truth = serializers.CharField(source="ground_truth_name", read_only=True)
     snapshot_version = serializers.IntegerField(source="snapshot.version", read_only=True, allow_null=True)
     leaderboard = serializers.SerializerMethodField()
+    checks = serializers.SerializerMethodField(
+        help_text="the trust checks; a stability row below the minimum of runs has null tau and tau_ap "
+        "and the reason"
+    )
 
     class Meta:
         model = Evaluation
@@ -101,6 +106,9 @@ class EvaluationSerializer(serializers.ModelSerializer):
             "checks",
             "leaderboard",
         ]
+
+    def get_checks(self, evaluation: Evaluation) -> dict:
+        return shown_checks(evaluation.checks)
 
     def get_leaderboard(self, evaluation: Evaluation) -> str:
         return reverse(
@@ -261,8 +269,11 @@ BOARD_PARAMETERS = [
 
 
 class LeaderboardView(APIView):
-    """Runs × measures with 95% confidence intervals, and every pair compared on the first measure
-    (paired test over topics, corrected for the number of pairs). 409 while the job runs."""
+    """Runs × measures with 95% bootstrap intervals over topics (``interval`` says how; below its
+    minimum of topics ``low`` and ``high`` are null and ``reason`` says why), and every pair
+    compared on the first measure (paired test over topics, corrected for the number of pairs;
+    below the minimum of topics ``p_value``, ``corrected_p`` and ``significant`` are null and
+    ``significance.reason`` says why). ``signature`` names all of it. 409 while the job runs."""
 
     permission_classes = [IsResearcher]
     renderer_classes = with_downloads(CsvRenderer, PlainTextRenderer)

@@ -1,7 +1,9 @@
 """The leaderboard of an evaluation for pages, API and downloads: runs × chosen measures with
-confidence intervals, all-pairs significance on the first measure, corrected for multiple
-comparisons, and the per-topic drill-down. Reads only the measures asked for (each is one key of
-``RunScore.per_topic``), computes with ``evaluation.metrics.leaderboard``."""
+bootstrap intervals over topics, all-pairs significance on the first measure, corrected for
+multiple comparisons, and the per-topic drill-down. Reads only the measures asked for (each is one
+key of ``RunScore.per_topic``), computes with ``evaluation.metrics.leaderboard``. Below the stated
+minimums of topics (``annotation.crowd.minimums``) there is no interval and no significance
+verdict, and the data says why; page, API and downloads all read this one dict."""
 
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ from dataclasses import asdict, dataclass
 
 from django.db.models import F
 
+from annotation.crowd.minimums import TOPICS_FOR_TEST
 from annotation.inputs import spreadsheet_safe
-from evaluation.metrics.leaderboard import NO_CORRECTION, all_pairs, board
+from evaluation.metrics.intervals import OVER_TOPICS
+from evaluation.metrics.leaderboard import NO_CORRECTION, all_pairs, board, significance_reason
 from evaluation.metrics.trec_measures import PER_TOPIC_ONLY, parse_measures
 from evaluation.models import Evaluation, RunScore
 
@@ -86,32 +90,48 @@ def topic_columns(evaluation: Evaluation, measure: str) -> tuple[list[str], dict
 
 def leaderboard(evaluation: Evaluation, options: BoardOptions) -> dict:
     """JSON-ready: the evaluation, one row per run (best first by the first measure) with each
-    measure's mean and confidence interval, and all pairs compared on the first measure."""
+    measure's mean and interval over topics (or null bounds and the reason), all pairs compared on
+    the first measure (or, below the minimum of topics, their differences with no verdict), how
+    the intervals and tests were made, and the signature of it all."""
     runs = {row["run__tag"]: row for row in evaluation.scores.values("run__tag", "run_id", "run__group")}
     columns: dict[str, dict] = {}
     topics: list[str] = []
+    primary = options.measures[0]
+    primary_values: dict[str, list[float]] = {}
     for measure in options.measures:
         topics, values = topic_columns(evaluation, measure)
-        columns[measure] = {row.system: row for row in board(values)}
-    primary = options.measures[0]
+        if measure == primary:
+            primary_values = values
+        columns[measure] = {row.system: row for row in board(values, OVER_TOPICS)}
     order = sorted(runs, key=lambda tag: columns[primary][tag].rank)
     pairs = []
     if len(runs) > 1:
-        _, values = topic_columns(evaluation, primary)
         extra = {"n_resamples": RESAMPLES} if options.test in {"bootstrap", "randomisation"} else {}
         pairs = [
             asdict(c)
             for c in all_pairs(
-                values, test=options.test, correction=options.correction, alpha=options.alpha, **extra
+                primary_values,
+                test=options.test,
+                correction=options.correction,
+                alpha=options.alpha,
+                minimum=TOPICS_FOR_TEST,
+                **extra,
             )
         ]
     return {
         "evaluation": evaluation_summary(evaluation),
+        "signature": board_signature(evaluation, options),
         "measures": list(options.measures),
         "topics": len(topics),
+        "interval": OVER_TOPICS.as_dict(),
         "test": options.test,
         "correction": options.correction,
         "alpha": options.alpha,
+        "significance": {
+            "topics": len(topics),
+            "minimum": TOPICS_FOR_TEST.count,
+            "reason": significance_reason(primary_values, TOPICS_FOR_TEST) if len(runs) > 1 else None,
+        },
         "rows": [
             {
                 "run": tag,
@@ -126,8 +146,15 @@ def leaderboard(evaluation: Evaluation, options: BoardOptions) -> dict:
     }
 
 
+def board_signature(evaluation: Evaluation, options: BoardOptions) -> str:
+    """The scores' signature (``compute.signature``, fixed when the evaluation ran) and what the
+    board adds when it is read: how its intervals are made and which test compares the runs."""
+    test = f"test:{options.test}|correction:{options.correction}|alpha:{options.alpha:g}"
+    return f"{evaluation.signature}|{OVER_TOPICS.signature()}|{test}|min-topics-test:{TOPICS_FOR_TEST.count}"
+
+
 def interval(row) -> dict:
-    return {"mean": row.mean, "low": row.low, "high": row.high}
+    return {"mean": row.mean, "low": row.low, "high": row.high, "topics": row.topics, "reason": row.reason}
 
 
 def evaluation_summary(evaluation: Evaluation) -> dict:
@@ -147,14 +174,26 @@ def per_topic_table(evaluation: Evaluation, score: RunScore, measures: tuple[str
 
 
 def leaderboard_csv(data: dict) -> str:
-    """One line per run: rank, run, then mean, low and high of each measure."""
+    """One line per run: rank, run, then mean, low and high of each measure (low and high empty
+    where there is no interval), and why an interval is missing."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     measures = data["measures"]
-    writer.writerow(["rank", "run", *(f"{m}{part}" for m in measures for part in ("", "_low", "_high"))])
+    parts = ("mean", "low", "high")
+    writer.writerow(
+        ["rank", "run", *(f"{m}{part}" for m in measures for part in ("", "_low", "_high")), "note"]
+    )
     for row in data["rows"]:
-        cells = [row["values"][m][part] for m in measures for part in ("mean", "low", "high")]
-        writer.writerow([row["rank"], spreadsheet_safe(row["run"]), *(f"{value:.6f}" for value in cells)])
+        cells = [row["values"][m][part] for m in measures for part in parts]
+        reasons = dict.fromkeys(row["values"][m]["reason"] for m in measures if row["values"][m]["reason"])
+        writer.writerow(
+            [
+                row["rank"],
+                spreadsheet_safe(row["run"]),
+                *("" if value is None else f"{value:.6f}" for value in cells),
+                "; ".join(reasons),
+            ]
+        )
     return out.getvalue()
 
 

@@ -8,13 +8,16 @@ stored what its run contributes; ``compute.score_run``) with the pure functions 
 - **pool bias**: each run's score and rank with and without the documents only it (or its group)
   put into the pool, among the other runs' full scores (leave one run / group out);
 - **ranking stability**: Kendall's τ and τ_AP between the ranking under this ground truth and under
-  each alternative one, and the pairs of runs whose order flips.
+  each alternative one, and the pairs of runs whose order flips. The job stores every figure;
+  ``shown_checks`` is what pages and API show: below ``POINTS_FOR_CORRELATION`` runs no τ and no
+  τ_AP, but the reason (the flipped pairs are facts, and stay).
 """
 
 from __future__ import annotations
 
 import math
 
+from annotation.crowd.minimums import POINTS_FOR_CORRELATION
 from evaluation.metrics.trust import flipped_pairs, kendall_tau, ranking, symmetric_tau_ap
 from evaluation.models import Evaluation
 
@@ -79,3 +82,16 @@ def stability(scores: dict[str, float], variant_scores: dict[str, dict[str, floa
             }
         )
     return out
+
+
+def shown_checks(checks: dict) -> dict:
+    """The stored checks as pages and API show them: each stability row with the number of runs it
+    rests on (``systems``) and, below the minimum for a correlation, no τ or τ_AP but the
+    ``reason``. Read-time, so evaluations stored before the minimum existed are shown by it too."""
+    if not checks:
+        return checks
+    systems = len(checks.get("pool_bias", []))
+    reason = POINTS_FOR_CORRELATION.reason(systems, "runs")
+    hidden = {"kendall_tau": None, "tau_ap": None} if reason else {}
+    stability = [row | {"systems": systems, "reason": reason} | hidden for row in checks.get("stability", [])]
+    return checks | {"stability": stability}

@@ -8,12 +8,13 @@ from dataclasses import asdict
 
 from django.db import IntegrityError, transaction
 
+from annotation.crowd.minimums import ITEMS_FOR_KAPPA
 from annotation.importing import ImportProblem
 from annotation.inputs import InputError, identifier
 from annotation.models import Project
 from evaluation.ground_truth.downloads import snapshot_qrels
 from evaluation.metrics.trec_io import TrecFormatError, read_qrels
-from evaluation.metrics.trust import agreement_with_reference
+from evaluation.metrics.trust import agreement_with_reference, kappa_over_topics, weighted_mean_kappa
 from evaluation.models import ExternalQrels, GroundTruthSnapshot
 
 NAME_LENGTH = 200
@@ -59,11 +60,17 @@ def crowd_against_external(
     snapshot: GroundTruthSnapshot, external: ExternalQrels, relevance_level: int = 1
 ) -> dict:
     """Per topic: Cohen's kappa between the snapshot's labels and the external qrels on the documents
-    both judge, and how many of the external relevant documents the pool (the crowd) judged."""
-    rows = agreement_with_reference(snapshot_qrels(snapshot), external.judgements, relevance_level)
+    both judge (none below ``ITEMS_FOR_KAPPA`` of them, with the reason), and how many of the
+    external relevant documents the pool (the crowd) judged; the topics' mean kappa is weighted by
+    their shared documents, and the kappa over every document both judge, all topics together,
+    stands beside it."""
+    crowd = snapshot_qrels(snapshot)
+    rows = agreement_with_reference(crowd, external.judgements, relevance_level, minimum=ITEMS_FOR_KAPPA)
+    overall, shared, overall_reason = kappa_over_topics(
+        crowd, external.judgements, relevance_level, ITEMS_FOR_KAPPA
+    )
     relevant = sum(row.reference_relevant for row in rows)
     found = sum(row.reference_relevant_judged for row in rows)
-    kappas = [row.kappa for row in rows if row.kappa is not None]
     return {
         "snapshot": snapshot.version,
         "external_qrels": external.name,
@@ -71,5 +78,10 @@ def crowd_against_external(
         "reference_relevant": relevant,
         "reference_relevant_judged": found,
         "pool_recall": found / relevant if relevant else None,
-        "mean_kappa": sum(kappas) / len(kappas) if kappas else None,
+        "mean_kappa": weighted_mean_kappa(rows),
+        "kappa_over_topics": overall,
+        "shared": shared,
+        "kappa_over_topics_reason": overall_reason,
+        "kappa_topics": sum(row.kappa is not None for row in rows),
+        "kappa_minimum": ITEMS_FOR_KAPPA.count,
     }

@@ -33,6 +33,7 @@ from .board import (
     per_topic_table,
     trec_eval_text,
 )
+from .checks import shown_checks
 from .compute import run_file
 from .external import crowd_against_external, import_external_qrels
 from .jobs import request_evaluation
@@ -212,6 +213,7 @@ def leaderboard_page(request: AuthenticatedHttpRequest, project_id: int) -> Http
             "finished": project.evaluations.filter(status=Evaluation.Status.DONE).select_related(
                 "snapshot", "external_qrels"
             )[:20],
+            "checks": shown_checks(evaluation.checks),
             "comparisons": comparisons(evaluation),
             "qq_pair": data["rows"][:2] if len(data["rows"]) >= 2 else None,
             "tests": TESTS,

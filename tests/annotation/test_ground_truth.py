@@ -155,7 +155,10 @@ def test_a_dawid_skene_project_gets_dawid_skene_labels_and_all_agreement_figures
     expected = dawid_skene(triples)
     assert snapshot.method == "dawid-skene"
     assert {row.task_id: row.label for row in snapshot.labels.all()} == expected.labels
-    assert snapshot.agreement["cohen_kappa_mean"] == pytest.approx(cohen_kappa_pairs(triples).mean)
+    # Seven items: no pair shares the 10 a kappa needs (annotation.crowd.minimums), so no mean.
+    assert cohen_kappa_pairs(triples).mean is not None
+    assert cohen_kappa_pairs(triples, min_shared=10).mean is None
+    assert snapshot.agreement["cohen_kappa_mean"] is None and snapshot.agreement["cohen_kappa_pairs"] == 0
     assert snapshot.agreement["krippendorff_alpha"] == pytest.approx(krippendorff_alpha(triples).value)
     assert snapshot.signature.startswith("cranfield-gt|method:dawid-skene|")
     assert "tolerance:1e-05" in snapshot.signature

@@ -133,3 +133,15 @@ def test_text_benchmark_quick_mode_checks_against_peers_and_runs_the_app(redis_u
     assert "correlations equal SciPy's" in stdout
     assert re.search(r"\| text evaluation job on the worker [^|]* \| [\d.]+ \|", stdout), stdout
     assert re.search(r"\| one metric × dimension[^|]* \| [\d.]+ \|", stdout), stdout
+
+
+def test_the_small_sample_measurements_run_in_their_quick_form():
+    """benchmarks/small_samples.py: the coverage and power tables behind annotation/crowd/minimums.py."""
+    stdout = run_benchmark("small_samples.py", "--quick")
+    assert "cores: " in stdout
+    for heading in (
+        "1. mean over n topics",
+        "2. Cohen's kappa of two annotators",
+        "3. Williams' test over n systems",
+    ):
+        assert heading in stdout

@@ -37,7 +37,14 @@ def test_the_leaderboard_its_checks_and_the_run_pages_render(live_server, page, 
     log_in(page, live_server.url, "owner", "owner-password")
     page.goto(f"{live_server.url}/projects/{project.pk}/leaderboard/?measures=map,P_5,ndcg")
     assert page.locator("#leaderboard tbody tr").count() == 2
-    assert page.locator("#signature").inner_text() == evaluated.signature
+    # The scores' signature, then how the board's intervals and tests are made.
+    assert page.locator("#signature").inner_text().startswith(f"{evaluated.signature}|ci:boot-xpct|")
+    # Two topics: no interval and no significance verdict, but the reasons.
+    assert (
+        "too few topics for an interval (2; needs at least 10)"
+        in page.locator("#interval-reason").inner_text()
+    )
+    assert "too few topics for a significance test" in page.locator("#significance-reason").inner_text()
     for table in ("#pairs", "#unjudged", "#pool-bias", "#stability"):
         assert page.locator(table).is_visible(), table
     assert "holds 3 of the 4 documents" in page.content()
@@ -75,6 +82,14 @@ def test_the_demo_opens_on_a_full_leaderboard(live_server, page, artifacts):
     page.goto(f"{live_server.url}/projects/{project.pk}/leaderboard/")
     assert page.locator("#leaderboard tbody tr").count() == 5
     assert page.locator("#leaderboard tbody tr").last.locator("th").inner_text() == "weak-common-words"
+    # 25 topics: every cell has its interval, inside [0, 1], and the pairs have their verdicts.
+    bounds = [
+        float(number)
+        for text in page.locator("#leaderboard .interval").all_inner_texts()
+        for number in text.strip("[]").replace("−", "-").split(", ")
+    ]
+    assert len(bounds) == 2 * 5 * 5 and all(0 <= bound <= 1 for bound in bounds)
+    assert page.locator("#significance-reason").count() == 0 and page.locator("#pairs tbody tr").count() == 10
     assert "cranfield-official" in page.content()
     page.screenshot(path=str(artifacts / "demo-leaderboard.png"), full_page=True)
     # The demo has 25 topics: the Q-Q plot of the two best runs' differences is there too.

@@ -56,7 +56,13 @@ def test_the_mean_is_over_every_pair_that_shares_items():
     ]
     result = cohen_kappa_pairs(triples)
     assert set(result.pairs) == {("a", "b"), ("a", "c"), ("b", "c")}
-    assert result.mean == pytest.approx(np.mean(list(result.pairs.values())))
+    assert result.shared_items == {("a", "b"): 3, ("a", "c"): 2, ("b", "c"): 2}
+    # By hand: a-b agree on items 1 and 2, differ on 3: p_o = 2/3, a's margins (1/3, 2/3), b's
+    # (2/3, 1/3), p_e = 2/9 + 2/9 = 4/9, kappa = (2/3 − 4/9) / (5/9) = 0.4. a-c and b-c agree on
+    # both items, each label once: kappa = 1. Weighted by shared items: (3 · 0.4 + 2 + 2) / 7.
+    assert result.pairs[("a", "b")] == pytest.approx(0.4)
+    assert result.pairs[("a", "c")] == result.pairs[("b", "c")] == pytest.approx(1.0)
+    assert result.mean == pytest.approx((3 * 0.4 + 2 * 1.0 + 2 * 1.0) / 7)  # 0.7429; unweighted 0.8
 
 
 @settings(max_examples=100, deadline=None)

@@ -49,9 +49,10 @@ def triples_of(design):
 
 
 def mean_cohen_with_sklearn(design, origin, labels, weights, min_shared=2):
-    """Mean pairwise kappa of a resample; a pair counts with ``min_shared`` distinct original items
-    (``origin[j]``: the data row that resample row j copies)."""
-    kappas = []
+    """Mean pairwise kappa of a resample, each pair weighted by its shared items (copies counted);
+    a pair counts with ``min_shared`` distinct original items (``origin[j]``: the data row that
+    resample row j copies)."""
+    kappas, counts = [], []
     for first, second in itertools.combinations(range(4), 2):
         both = [j for j, row in enumerate(design) if row[first] is not None and row[second] is not None]
         if len({origin[j] for j in both}) < min_shared:
@@ -63,7 +64,8 @@ def mean_cohen_with_sklearn(design, origin, labels, weights, min_shared=2):
             value = cohen_kappa_score(a, b, labels=labels, weights=None if weights == "none" else weights)
         if not math.isnan(value):
             kappas.append(value)
-    return float(np.mean(kappas)) if kappas else None
+            counts.append(len(shared))
+    return float(np.average(kappas, weights=counts)) if kappas else None
 
 
 @settings(max_examples=40, deadline=None)

@@ -187,7 +187,7 @@ def test_the_cli_refuses_with_the_line_or_keeps_the_newest(tmp_path, capsys):
     error = capsys.readouterr().err
     assert "line 5: item '1' has a second label from annotator 'a' (the first is on line 2)" in error
     assert "--duplicates newest" in error
-    assert main(["agreement", str(labels), "--duplicates", "newest"]) == 0
+    assert main(["agreement", str(labels), "--duplicates", "newest", "--min-shared", "2"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert (report["duplicates"], report["duplicates_dropped"], report["n_labels"]) == ("newest", 1, 6)
     assert report["cohen_kappa_mean"] == pytest.approx(1.0)

@@ -258,6 +258,8 @@ def assert_same(ours, theirs: dict) -> None:
             assert mine is None, name
         elif mine is None:
             assert not math.isfinite(expected), (name, expected)
+        elif name in ("kappa_low", "kappa_upp"):  # statsmodels' Wald interval, truncated to [−1, 1]
+            assert mine == pytest.approx(min(1.0, max(-1.0, expected)), rel=1e-9, abs=1e-9), name
         else:
             assert mine == pytest.approx(expected, rel=1e-9, abs=1e-9), name
 

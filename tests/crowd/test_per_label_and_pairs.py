@@ -140,8 +140,9 @@ def test_every_pair_gets_statsmodels_kappa(design, weights, min_shared):
     for pair, (value, shared) in expected.items():
         assert result.pairs[pair] == pytest.approx(value, abs=1e-12)
         assert result.shared_items[pair] == shared
-    if expected:
-        assert result.mean == pytest.approx(np.mean([value for value, _ in expected.values()]))
+    if expected:  # each pair weighted by its shared items
+        values, weights_ = zip(*expected.values(), strict=True)
+        assert result.mean == pytest.approx(np.average(values, weights=weights_))
     else:
         assert result.mean is None
 

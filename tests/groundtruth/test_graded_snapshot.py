@@ -14,6 +14,7 @@ import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from annotation.crowd.aggregation import majority_vote
+from annotation.crowd.minimums import ITEMS_FOR_KAPPA
 from annotation.models import Project
 from evaluation.ground_truth.build import build_snapshot
 from tests.groundtruth.builders import items, judge, label_project
@@ -56,14 +57,15 @@ def judged(researcher, annotators, django_user_model):
 
 
 def statsmodels_mean_kappa(triples, weights):
-    """Mean over annotator pairs sharing two or more items of statsmodels' kappa of their table."""
+    """Mean over annotator pairs sharing the product's minimum of items (ITEMS_FOR_KAPPA) of
+    statsmodels' kappa of their table, each pair weighted by its shared items."""
     by_worker: dict = {}
     for item, worker, label in triples:
         by_worker.setdefault(worker, {})[item] = label
-    kappas = []
+    kappas, counts = [], []
     for first, second in itertools.combinations(sorted(by_worker), 2):
         shared = sorted(set(by_worker[first]) & set(by_worker[second]))
-        if len(shared) < 2:
+        if len(shared) < ITEMS_FOR_KAPPA.count:
             continue
         table = np.zeros((len(LEVELS), len(LEVELS)))
         for item in shared:
@@ -72,7 +74,8 @@ def statsmodels_mean_kappa(triples, weights):
             value = cohens_kappa(table, wt=weights, return_results=False)
         if not math.isnan(value):
             kappas.append(value)
-    return float(np.mean(kappas)), len(kappas)
+            counts.append(len(shared))
+    return float(np.average(kappas, weights=counts)), len(kappas)
 
 
 def package_alpha(triples, level):
@@ -121,9 +124,9 @@ def test_a_level_no_one_used_still_counts_in_the_weighted_distance(researcher, a
     # Grades 0, 1 and 3 only: on the 0–3 scale a 1 against a 3 is two steps apart, which is what
     # statsmodels gives on tables over all four levels (on the three seen it would be one step).
     project = label_project(
-        researcher, annotators, items=6, task_type=Project.TaskType.GRADED_RELEVANCE, config=GRADED
+        researcher, annotators, items=12, task_type=Project.TaskType.GRADED_RELEVANCE, config=GRADED
     )
-    grades = [(0, 1), (1, 3), (3, 3), (0, 0), (1, 0), (3, 3)]
+    grades = [(0, 1), (1, 3), (3, 3), (0, 0), (1, 0), (3, 3)] * 2  # 12 items: a pair's kappa needs 10
     triples = []
     for task, pair in zip(items(project), grades, strict=True):
         for person, label in zip(annotators[:2], pair, strict=True):

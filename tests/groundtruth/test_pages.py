@@ -177,8 +177,14 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_defused(client, researcher, 
 
 
 def test_the_agreement_page_shows_figures_annotators_matrices_and_a_heat_map_with_numbers(
-    client, project, researcher, outsider_researcher, annotators
+    client, researcher, outsider_researcher, annotators
 ):
+    # The fixture's votes three times over: 12 items, so every pair shares the 10 a kappa needs.
+    project = label_project(researcher, annotators, items=12)
+    for task, votes in zip(items(project), VOTES * 3, strict=True):
+        for annotator, label in zip(annotators, votes, strict=True):
+            judge(task, annotator, label, seconds=4.0)
+    build_snapshot(project.pk)
     url = reverse("agreement-report", args=[project.pk])
     response = only_the_owner(client, url, researcher, outsider_researcher, annotators[0])
     assert response.status_code == 200
@@ -191,8 +197,13 @@ def test_the_agreement_page_shows_figures_annotators_matrices_and_a_heat_map_wit
     report = agreement_report(project, project.snapshots.get())
     kappa = report["pairwise"][0]["kappa"][0][1]
     printed = f"{kappa:.2f}".replace("-", "−")  # a true minus sign
-    assert f'>{printed}<span class="visually-hidden">, 4 shared items</span></td>' in page
+    assert f'>{printed}<span class="visually-hidden">, 12 shared items</span></td>' in page
     assert "background-color: #" in page
+    assert "An empty cell: fewer than 10 shared items" in page
+    assert '<th scope="row">PABAK (prevalence- and bias-adjusted kappa)</th>' in page
+    assert "who share at least 10 items" in page and "each weighted by the items it shares" in page
+    # 12 items: too few for an interval, and the table says why.
+    assert "too few items for an interval (12; needs at least 30)" in page
     assert client.get(url + "?version=1").status_code == 200
     assert client.get(url + "?version=7").status_code == 404
 

@@ -151,3 +151,20 @@ def test_only_pairwise_items_have_a_second_system(researcher):
     )
     assert response.status_code == 400
     assert "second system" in str(response.json()["items[0].system_b"])
+
+
+def test_a_system_in_fewer_than_ten_comparisons_gets_no_interval_but_the_reason():
+    from evaluation.ground_truth.build import system_ranking
+
+    # A and B meet 24 times (A wins 16), C meets A 4 times and B 2 times, winning half.
+    pairs = [("A", "B")] * 24 + [("A", "C")] * 4 + [("B", "C")] * 2
+    systems = {task: pair for task, pair in enumerate(pairs)}
+    labels = [0] * 16 + [1] * 8 + [0, 1, 0, 1] + [0, 1]
+    described = system_ranking([(task, "rater", label) for task, label in enumerate(labels)], systems)
+    ranking = {row["system"]: row for row in described["ranking"]}
+    assert described["minimum_comparisons"] == 10 and ranking["C"]["comparisons"] == 6
+    assert ranking["C"]["low"] is None and ranking["C"]["high"] is None
+    assert ranking["C"]["reason"] == "too few comparisons for an interval (6; needs at least 10)"
+    for name in ("A", "B"):
+        assert ranking[name]["reason"] is None
+        assert 0 <= ranking[name]["low"] <= ranking[name]["strength"] <= ranking[name]["high"] <= 1

@@ -44,6 +44,15 @@ def rows_by_name(rows):
     return {row["username"]: row for row in rows}
 
 
+def twice_over(researcher, annotators):
+    """The fixture's labels twice over (16 items): every pair shares the 10 items a kappa needs."""
+    project = label_project(researcher, annotators, items=16)
+    for task, votes in zip(items(project), LABELS * 2, strict=True):
+        for annotator, label in zip(annotators, votes, strict=True):
+            judge(task, annotator, label)
+    return project
+
+
 def test_agreement_comes_from_the_snapshot_and_volume_and_time_are_live(project, annotators):
     build_snapshot(project.pk)
     rows = rows_by_name(annotator_table(project))
@@ -126,7 +135,7 @@ def test_dawid_skene_reliability_is_the_crowd_modules_estimate(project, annotato
         assert rows[annotator.username]["reliability"] == pytest.approx(expected[annotator.pk])
 
 
-def test_confusion_matrices_and_pairwise_kappa_agree_with_scikit_learn(project, annotators):
+def test_confusion_matrices_and_pairwise_kappa_agree_with_scikit_learn(project, annotators, researcher):
     snapshot = build_snapshot(project.pk)
     report = agreement_report(project, snapshot)
     truth = [majority(votes) for votes in LABELS]
@@ -136,7 +145,11 @@ def test_confusion_matrices_and_pairwise_kappa_agree_with_scikit_learn(project, 
     for index, annotator in enumerate(annotators):
         given = [votes[index] for votes in LABELS]
         assert matrices[annotator.username] == confusion_matrix(truth, given, labels=[0, 1]).tolist()
-    (panel,) = report["pairwise"]
+    # Eight shared items are fewer than a kappa needs: every cell is empty.
+    (few,) = report["pairwise"]
+    assert all(value is None for row in few["kappa"] for value in row) and few["min_shared"] == 10
+    doubled = twice_over(researcher, annotators)
+    (panel,) = agreement_report(doubled, build_snapshot(doubled.pk))["pairwise"]
     names = [annotator["username"] for annotator in panel["annotators"]]
     assert sorted(names) == sorted(a.username for a in annotators) and panel["weights"] == "none"
     for i, first in enumerate(names):
@@ -146,16 +159,49 @@ def test_confusion_matrices_and_pairwise_kappa_agree_with_scikit_learn(project, 
                 continue
             a, b = (next(k for k, x in enumerate(annotators) if x.username == n) for n in (first, second))
             expected = cohen_kappa_score([v[a] for v in LABELS], [v[b] for v in LABELS])
-            assert panel["kappa"][i][j] == pytest.approx(expected) and panel["shared"][i][j] == len(LABELS)
+            assert panel["kappa"][i][j] == pytest.approx(expected) and panel["shared"][i][j] == 2 * len(
+                LABELS
+            )
 
 
-def test_every_agreement_figure_says_what_it_rests_on(project):
+def test_every_agreement_figure_says_what_it_rests_on(project, researcher, annotators):
     snapshot = build_snapshot(project.pk)
     figures = {figure["name"]: figure for figure in agreement_report(project, snapshot)["figures"]}
-    assert set(figures) == {"Fleiss' kappa", "Mean Cohen's kappa", "Krippendorff's alpha (nominal)"}
+    assert set(figures) == {
+        "Fleiss' kappa",
+        "Mean Cohen's kappa",
+        "PABAK (prevalence- and bias-adjusted kappa)",
+        "Krippendorff's alpha (nominal)",
+    }
+    for name in (
+        "Fleiss' kappa",
+        "PABAK (prevalence- and bias-adjusted kappa)",
+        "Krippendorff's alpha (nominal)",
+    ):
+        assert (figures[name]["n_items"], figures[name]["n_annotators"]) == (8, 3)
+        assert figures[name]["value"] is not None and figures[name]["note"] and figures[name]["low"] is None
+    for name in ("Fleiss' kappa", "Krippendorff's alpha (nominal)"):
+        assert figures[name]["interval_reason"] == "too few items for an interval (8; needs at least 30)"
+    # No pair shares the 10 items a kappa needs: no mean, and the note says why.
+    cohen = figures["Mean Cohen's kappa"]
+    assert cohen["value"] is None and cohen["note"] == "no two annotators share 10 items yet"
+    doubled = twice_over(researcher, annotators)
+    figures = {f["name"]: f for f in agreement_report(doubled, build_snapshot(doubled.pk))["figures"]}
+    assert list(figures) == [
+        "Fleiss' kappa",
+        "Mean Cohen's kappa",
+        "PABAK (prevalence- and bias-adjusted kappa)",
+        "Krippendorff's alpha (nominal)",
+    ]
     for figure in figures.values():
-        assert (figure["n_items"], figure["n_annotators"]) == (8, 3)
+        assert (figure["n_items"], figure["n_annotators"]) == (16, 3)
         assert figure["value"] is not None and figure["note"]
+    assert figures["Mean Cohen's kappa"]["note"] == (
+        "mean over 3 pairs of annotators sharing at least 10 items, each weighted by the items it shares"
+    )
+    # p_o by hand: the share of (pair, item) entries on which the pair agrees; twice over, as once.
+    agree = sum((v[0] == v[1]) + (v[0] == v[2]) + (v[1] == v[2]) for v in LABELS) / (3 * len(LABELS))
+    assert figures["PABAK (prevalence- and bias-adjusted kappa)"]["value"] == pytest.approx(2 * agree - 1)
 
 
 def test_a_report_before_any_snapshot_has_only_the_live_annotator_table(project, annotators):
@@ -167,13 +213,13 @@ def test_a_report_before_any_snapshot_has_only_the_live_annotator_table(project,
 def test_likert_agreement_with_the_aggregate_is_within_one_point_of_the_median_on_every_dimension(
     researcher, annotators
 ):
-    project = likert_project(researcher, annotators, items=4)
-    ratings = [  # (fluency, coherence) of annotators 0, 1, 2 on s0…s3
+    project = likert_project(researcher, annotators, items=12)
+    ratings = [  # (fluency, coherence) of annotators 0, 1, 2 on s0…s3, three times over (12 items)
         [(5, 4), (4, 4), (1, 4)],
         [(2, 2), (2, 3), (3, 5)],
         [(3, 3), (4, 4), (5, 5)],
         [(1, 1), (1, 2), (1, 1)],
-    ]
+    ] * 3
     for task, row in zip(items(project), ratings, strict=True):
         for annotator, (fluency, coherence) in zip(annotators, row, strict=True):
             judge(task, annotator, {"scores": {"fluency": fluency, "coherence": coherence}})
@@ -195,7 +241,7 @@ def test_likert_agreement_with_the_aggregate_is_within_one_point_of_the_median_o
     i, j = names.index(annotators[0].username), names.index(annotators[1].username)
     expected = cohen_kappa_score([r[0][0] for r in ratings], [r[1][0] for r in ratings], weights="quadratic")
     assert fluency["kappa"][i][j] == pytest.approx(expected)
-    assert Counter(row["labels_given"] for row in report["annotators"]) == Counter({4: 3})
+    assert Counter(row["labels_given"] for row in report["annotators"]) == Counter({12: 3})
 
 
 def test_a_snapshot_written_before_the_one_vocabulary_is_read_the_same_way(researcher, annotators):

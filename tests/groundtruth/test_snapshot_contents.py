@@ -23,7 +23,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def judged(researcher, annotators):
-    project = label_project(researcher, annotators, items=12)
+    # 36 items: above the 30 an agreement interval needs (annotation.crowd.minimums).
+    project = label_project(researcher, annotators, items=36)
     rng = random.Random(4)
     triples = []
     for task in items(project):
@@ -111,8 +112,8 @@ def test_switching_normalisation_on_writes_a_new_version(researcher, annotators)
 def test_a_rating_projects_weighted_kappa_spans_the_whole_scale(researcher, annotators):
     # No one gave 3 or 4 for fluency: on the 1–5 scale a 2 against a 5 is three steps, as
     # scikit-learn counts them when told the scale's labels.
-    project = likert_project(researcher, annotators, items=4)
-    fluency = [(1, 2), (2, 5), (5, 5), (1, 1)]
+    project = likert_project(researcher, annotators, items=12)
+    fluency = [(1, 2), (2, 5), (5, 5), (1, 1)] * 3  # 12 items: a pair's kappa needs 10
     for task, pair in zip(items(project), fluency, strict=True):
         for annotator, score in zip(annotators[:2], pair, strict=True):
             judge(task, annotator, {"scores": {"fluency": score, "coherence": 3}})

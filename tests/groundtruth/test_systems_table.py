@@ -15,15 +15,15 @@ from annotation.models import Project
 from evaluation.collection import import_collection
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.ground_truth.downloads import rating_summary
+from evaluation.metrics.intervals import OVER_INPUTS
 from evaluation.metrics.meta_evaluation import system_scores
-from evaluation.systems import RESAMPLES
 from tests.annotation.factories import LIKERT_CONFIG
 
 SYSTEMS = {"good": 5, "fair": 3, "poor": 1}
 
 
-@pytest.fixture
-def rated(researcher, annotators):
+def rated_project(researcher, annotators, inputs: int):
+    """Three systems' outputs on ``inputs`` inputs, rated by two annotators through the engine."""
     project = Project.objects.create(
         name="Summaries", owner=researcher, task_type="likert", config=LIKERT_CONFIG, assignments_per_task=2
     )
@@ -31,48 +31,72 @@ def rated(researcher, annotators):
     items = [
         {"topic": f"in{i}", "document": f"{s}-{i}", "system": s, "input": f"in{i}"}
         for s in SYSTEMS
-        for i in range(4)
+        for i in range(inputs)
     ]
     import_collection(
         project,
-        topics=[{"id": f"in{i}", "title": f"input {i}"} for i in range(4)],
+        topics=[{"id": f"in{i}", "title": f"input {i}"} for i in range(inputs)],
         documents=[{"id": item["document"], "text": "a summary"} for item in items],
         items=items,
     )
     for offset, annotator in enumerate(annotators[:2]):
         while (lease := claim_next_task(project, annotator)) is not None:
             base = SYSTEMS[lease.task.system_id]
-            score = max(1, min(5, base - offset + (int(lease.task.input_id[-1]) % 2)))
+            score = max(1, min(5, base - offset + (int(lease.task.input_id[2:]) % 2)))
             submit_judgement(lease.pk, annotator, {"scores": {"quality": score, "coherence": base}})
     return project, build_snapshot(project.pk)
 
 
-def test_the_table_equals_system_scores_on_the_snapshot(client, researcher, rated):
+@pytest.fixture
+def rated(researcher, annotators):
+    return rated_project(researcher, annotators, 4)
+
+
+def table_rows(client, project) -> list[dict]:
+    download = client.get(reverse("systems-page", args=[project.pk]), {"as": "csv"}).content.decode()
+    return list(csv.DictReader(io.StringIO(download)))
+
+
+def expected_scores(snapshot) -> dict:
+    records = [
+        (item["system"], item["input"], item["scores"]["quality"]["mean"])
+        for item in rating_summary(snapshot)["items"]
+    ]
+    found = system_scores(records, resamples=OVER_INPUTS.resamples, minimum=OVER_INPUTS.minimum)
+    return {s.system: s for s in found}
+
+
+def test_on_four_inputs_the_table_has_each_mean_but_no_interval_and_says_why(client, researcher, rated):
     project, snapshot = rated
     client.force_login(researcher)
     page = client.get(reverse("systems-page", args=[project.pk]))
     assert page.status_code == 200
     text = page.content.decode()
     assert text.index(">good<") < text.index(">fair<") < text.index(">poor<")
-    rows = list(
-        csv.DictReader(
-            io.StringIO(
-                client.get(reverse("systems-page", args=[project.pk]), {"as": "csv"}).content.decode()
-            )
-        )
-    )
-    records = [
-        (item["system"], item["input"], item["scores"]["quality"]["mean"])
-        for item in rating_summary(snapshot)["items"]
-    ]
-    expected = {s.system: s for s in system_scores(records, resamples=RESAMPLES)}
-    for row in rows:
+    reason = "too few inputs for an interval (4; needs at least 10)"
+    assert f"No interval: {reason}." in text and 'class="interval"' not in text
+    expected = expected_scores(snapshot)
+    for row in table_rows(client, project):
         score = expected[row["system"]]
         assert float(row["quality_mean"]) == pytest.approx(score.mean)
-        assert (float(row["quality_low"]), float(row["quality_high"])) == pytest.approx(
-            (score.low, score.high)
-        )
-        assert int(row["quality_outputs"]) == 4
+        assert row["quality_low"] == row["quality_high"] == "" and row["note"] == reason
+        assert int(row["quality_outputs"]) == 4 and int(row["quality_inputs"]) == 4
+
+
+def test_on_twelve_inputs_the_intervals_are_system_scores_and_inside_the_scale(
+    client, researcher, annotators
+):
+    project, snapshot = rated_project(researcher, annotators, 12)
+    client.force_login(researcher)
+    text = client.get(reverse("systems-page", args=[project.pk])).content.decode()
+    assert OVER_INPUTS.describe() in text and "No interval" not in text
+    expected = expected_scores(snapshot)
+    for row in table_rows(client, project):
+        score = expected[row["system"]]
+        low, high = float(row["quality_low"]), float(row["quality_high"])
+        assert (low, high) == pytest.approx((score.low, score.high)) and row["note"] == ""
+        assert 1 <= low <= float(row["quality_mean"]) <= high <= 5
+        assert f'<small class="interval">[{low:.3f}, {high:.3f}]</small>' in text
 
 
 def test_only_the_owner_sees_it(client, outsider_researcher, rated):

@@ -1,4 +1,5 @@
-"""``cranfield compare``: values equal trec-eval's, p-values equal SciPy's test after Holm's correction."""
+"""``cranfield compare``: values equal trec-eval's, p-values equal SciPy's test after Holm's
+correction, and on fewer topics than a test needs, no p and no verdict but the reason."""
 
 from __future__ import annotations
 
@@ -29,8 +30,27 @@ def runs(data_set, tmp_path):
     return directory / "qrels.test", paths
 
 
-def test_the_table_and_p_values_agree_with_the_library_and_scipy(runs, capsys):
-    qrels_path, run_paths = runs
+@pytest.fixture
+def twelve_topics(tmp_path):
+    """A generated collection of 12 topics (above the minimum for a test) and three runs of it."""
+    rng = random.Random(12)
+    qrels = {str(t): {f"d{d}": int(rng.random() < 0.3) for d in range(30)} for t in range(1, 13)}
+    qrels_path = tmp_path / "qrels"
+    qrels_path.write_text(
+        "".join(f"{t} 0 {d} {r}\n" for t, docs in qrels.items() for d, r in docs.items()), encoding="utf-8"
+    )
+    paths = []
+    for name, noise in (("STANDARD", 0.2), ("noisy", 0.8), ("random", 100.0)):
+        run = {t: {d: r + rng.gauss(0, noise) for d, r in docs.items()} for t, docs in qrels.items()}
+        path = tmp_path / f"{name}.run"
+        with path.open("w") as handle:
+            write_run(run, handle, name)
+        paths.append(path)
+    return qrels_path, paths
+
+
+def test_the_table_and_p_values_agree_with_the_library_and_scipy(twelve_topics, capsys):
+    qrels_path, run_paths = twelve_topics
     assert main(["compare", "--json", "-m", "map", "-m", "P.10", str(qrels_path), *map(str, run_paths)]) == 0
     report = json.loads(capsys.readouterr().out)
     qrels = read_qrels(qrels_path)
@@ -53,6 +73,20 @@ def test_the_table_and_p_values_agree_with_the_library_and_scipy(runs, capsys):
     holm = multipletests(raw, method="holm")[1]
     for tag, expected in zip(others, holm, strict=True):
         assert rows[tag]["p_value"] == pytest.approx(expected)
+    assert report["topics"] == 12 and report["reason"] is None
+
+
+def test_on_three_topics_there_is_no_p_and_no_verdict_but_the_reason(runs, capsys):
+    """trec_eval's own test collection has 3 topics: too few for a significance test."""
+    qrels_path, run_paths = runs
+    assert main(["compare", "--json", str(qrels_path), *map(str, run_paths)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["topics"] == 3
+    assert report["reason"] == "too few topics for a significance test (3; needs at least 10)"
+    assert all(row["p_value"] is None and row["significant"] is None for row in report["rows"])
+    assert main(["compare", str(qrels_path), *map(str, run_paths)]) == 0
+    out = capsys.readouterr().out
+    assert "too few topics for a significance test (3; needs at least 10)" in out and "*" not in out
 
 
 def test_the_text_table_names_every_run(runs, capsys):

@@ -10,6 +10,8 @@ import random
 from collections import defaultdict
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from evaluation.metrics.meta_evaluation import (
@@ -168,8 +170,11 @@ def test_dialsummeval_correlations_are_scipys_on_the_same_vectors(dialsummeval):
 
 
 def test_system_scores_resample_inputs_and_equal_a_hand_computation():
+    """The expanded percentile interval (Hesterberg 2015) of each system's mean over the same
+    resampled inputs: the resampled means read at ``expanded_probabilities(30)``."""
     import numpy as np
 
+    from evaluation.metrics.intervals import expanded_probabilities
     from evaluation.metrics.meta_evaluation import system_scores
 
     rng = np.random.default_rng(4)
@@ -179,10 +184,35 @@ def test_system_scores_resample_inputs_and_equal_a_hand_computation():
     draws = np.random.default_rng(9).integers(0, len(inputs), (500, len(inputs)))
     for system in ("a", "b"):
         values = np.array([v for s, i, v in sorted(records, key=lambda r: inputs.index(r[1])) if s == system])
-        expected = np.percentile(values[draws].mean(axis=1), [2.5, 97.5])
+        expected = np.quantile(values[draws].mean(axis=1), expanded_probabilities(30, 0.95))
         assert (rows[system].low, rows[system].high) == pytest.approx(tuple(expected))
         assert rows[system].mean == pytest.approx(values.mean()) and rows[system].median == np.median(values)
         assert rows[system].low <= rows[system].mean <= rows[system].high and rows[system].outputs == 30
+        assert rows[system].inputs == 30 and rows[system].reason is None
+    # Nine inputs are too few: no interval, and the reason.
+    few = system_scores([r for r in records if int(r[1][2:]) < 9], resamples=500)
+    assert all(
+        row.low is None and row.reason == "too few inputs for an interval (9; needs at least 10)"
+        for row in few
+    )
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("abc"), st.integers(0, 14), st.integers(1, 5)), min_size=1, max_size=80
+    )
+)
+def test_a_systems_rating_interval_lies_inside_the_scale_and_its_own_ratings(rows):
+    from evaluation.metrics.meta_evaluation import system_scores
+
+    records = [(system, f"in{i}", float(score)) for system, i, score in rows]
+    for row in system_scores(records, resamples=200):
+        ratings = [value for system, _, value in records if system == row.system]
+        if row.low is None:
+            assert row.inputs < 10 and row.reason
+        else:
+            assert 1 <= min(ratings) <= row.low <= row.mean <= row.high <= max(ratings) <= 5
 
 
 def test_dialsummeval_system_scores_put_the_systems_in_the_provenance_order_with_intervals(dialsummeval):
@@ -227,3 +257,72 @@ def test_per_group_correlations_equal_scipys_on_each_group(method):
             assert np.isnan(value), group
         else:
             assert value == pytest.approx(function(metric, human).statistic, abs=1e-12), group
+
+
+def test_williams_test_needs_eight_systems_and_says_why_below():
+    from evaluation.metrics.meta_evaluation import williams_test, williams_tests
+
+    rng = random.Random(8)
+    for systems in (4, 7, 8, 12):
+        names = [f"s{k}" for k in range(systems)]
+        human = {s: rng.random() for s in names}
+        metrics = {
+            "good": {s: human[s] + rng.gauss(0, 0.1) for s in names},
+            "poor": {s: rng.random() for s in names},
+        }
+        report = williams_tests("good", metrics, human)
+        assert report.systems == systems
+        if systems < 8:
+            assert report.tests == []
+            assert report.reason == f"too few systems for Williams' test ({systems}; needs at least 8)"
+            continue
+        (test,) = report.tests
+        r = {
+            pair: stats.pearsonr([a[s] for s in names], [b[s] for s in names]).statistic
+            for pair, (a, b) in {
+                "12": (human, metrics["good"]),
+                "13": (human, metrics["poor"]),
+                "23": (metrics["good"], metrics["poor"]),
+            }.items()
+        }
+        expected = williams_test(r["12"], r["13"], r["23"], systems)
+        assert report.reason is None and test["p_value"] == pytest.approx(expected.p_value)
+        assert test["degrees_of_freedom"] == systems - 3
+
+
+def test_a_correlation_on_four_systems_has_no_value_but_the_reason_and_others_keep_theirs():
+    from evaluation.metrics.meta_evaluation import correlations
+
+    rng = random.Random(4)
+    human = [(f"s{k}", f"in{i}", rng.random()) for k in range(4) for i in range(12)]
+    metric = [(s, i, h + rng.gauss(0, 0.2)) for s, i, h in human]
+    found = {(c.level, c.method): c for c in correlations(metric, human, resamples=100)}
+    for method in ("pearson", "spearman", "kendall"):
+        system = found[("system", method)]
+        assert math.isnan(system.value) and math.isnan(system.low) and system.n == 4
+        assert system.reason == "too few systems for a correlation (4; needs at least 5)"
+        for level in ("summary", "global"):
+            other = found[(level, method)]
+            assert other.reason is None and other.interval_reason is None
+            assert -1 <= other.low <= other.high <= 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 5), st.integers(0, 11), st.floats(0, 1), st.floats(0, 1)),
+        min_size=2,
+        max_size=60,
+        unique_by=lambda row: (row[0], row[1]),
+    )
+)
+def test_every_correlation_interval_lies_in_minus_one_one(rows):
+    from evaluation.metrics.meta_evaluation import correlations
+
+    metric = [(f"s{s}", f"in{i}", m) for s, i, m, _ in rows]
+    human = [(f"s{s}", f"in{i}", h) for s, i, _, h in rows]
+    for found in correlations(metric, human, resamples=40):
+        if not math.isnan(found.low):
+            assert -1 <= found.low <= found.high <= 1
+        if not math.isnan(found.value):
+            assert -1 <= found.value <= 1

@@ -11,7 +11,6 @@ from evaluation.metrics.significance import (
     bootstrap_test,
     compare_systems,
     correct,
-    mean_confidence_interval,
     paired_t_test,
     randomisation_test,
     wilcoxon_test,
@@ -67,15 +66,6 @@ def test_holm_correction_worked_example():
     assert corrected == pytest.approx([0.03, 0.06, 0.06, 0.02])
     assert reject == [True, False, False, True]
     assert correct([0.01, 0.04], method="bonferroni")[1] == pytest.approx([0.02, 0.08])
-
-
-def test_confidence_intervals():
-    t_interval = mean_confidence_interval(SYSTEM_A)
-    low, high = stats.t.interval(0.95, len(SYSTEM_A) - 1, loc=SYSTEM_A.mean(), scale=stats.sem(SYSTEM_A))
-    assert (t_interval.low, t_interval.high) == pytest.approx((low, high))
-    boot = mean_confidence_interval(SYSTEM_A, method="bootstrap", seed=3)
-    assert boot.low < SYSTEM_A.mean() < boot.high
-    assert boot.high - boot.low == pytest.approx(high - low, rel=0.25)
 
 
 def test_unpaired_or_too_short_input_is_refused():

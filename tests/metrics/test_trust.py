@@ -130,6 +130,7 @@ def test_agreement_with_reference_equals_scikit_learn_kappa():
     from evaluation.metrics.trust import agreement_with_reference
 
     rng = random.Random(3)
+    checked = 0
     for _ in range(50):
         topics = [str(t) for t in range(rng.randint(1, 4))]
         reference = {
@@ -147,10 +148,53 @@ def test_agreement_with_reference_equals_scikit_learn_kappa():
             shared = sorted(set(crowd[row.topic]) & set(reference[row.topic]))
             a = [int(crowd[row.topic][d] >= 1) for d in shared]
             b = [int(reference[row.topic][d] >= 1) for d in shared]
-            if row.kappa is None:
-                assert len(shared) < 2 or (len(set(a)) == len(set(b)) == 1 and a[0] == b[0])
+            if len(shared) < 10:
+                assert row.kappa is None
+                assert row.reason == f"too few shared items for a kappa ({len(shared)}; needs at least 10)"
+            elif row.kappa is None:
+                assert len(set(a)) == len(set(b)) == 1 and a[0] == b[0] and "undefined" in row.reason
             else:
-                assert row.kappa == pytest.approx(cohen_kappa_score(a, b))
+                assert row.kappa == pytest.approx(cohen_kappa_score(a, b)) and row.reason is None
+                checked += 1
             relevant = [d for d, rel in reference[row.topic].items() if rel >= 1]
             assert row.reference_relevant == len(relevant)
             assert row.reference_relevant_judged == sum(d in crowd[row.topic] for d in relevant)
+    assert checked > 30
+
+
+def test_the_mean_kappa_over_topics_weighs_each_by_its_shared_documents():
+    from evaluation.metrics.trust import TopicAgreement, weighted_mean_kappa
+
+    rows = [
+        TopicAgreement("1", 30, 0.8, 5, 5),
+        TopicAgreement("2", 10, 0.2, 5, 5),
+        TopicAgreement("3", 4, None, 1, 1, "too few shared items for a kappa (4; needs at least 10)"),
+    ]
+    # (30 · 0.8 + 10 · 0.2) / 40 = 0.65; the unweighted mean of the two would be 0.5.
+    assert weighted_mean_kappa(rows) == pytest.approx(0.65)
+    assert weighted_mean_kappa(rows[2:]) is None
+
+
+def test_the_kappa_over_topics_is_scikit_learns_on_every_shared_document():
+    import random
+
+    from sklearn.metrics import cohen_kappa_score
+
+    from evaluation.metrics.trust import kappa_over_topics
+
+    rng = random.Random(11)
+    # Five topics of 4 shared documents each: no topic has enough for its own kappa, all have 20.
+    reference = {str(t): {f"d{i}": int(rng.random() < 0.3) for i in range(4)} for t in range(5)}
+    crowd = {
+        t: {d: (r if rng.random() < 0.8 else 1 - r) for d, r in docs.items()} for t, docs in reference.items()
+    }
+    kappa, shared, reason = kappa_over_topics(crowd, reference)
+    pairs = [(crowd[t][d], reference[t][d]) for t in reference for d in reference[t]]
+    assert shared == 20 and reason is None
+    assert kappa == pytest.approx(cohen_kappa_score([a for a, _ in pairs], [b for _, b in pairs]))
+    few = {"1": reference["1"]}
+    assert kappa_over_topics(crowd, few) == (
+        None,
+        4,
+        "too few shared items for a kappa (4; needs at least 10)",
+    )

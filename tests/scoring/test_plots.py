@@ -143,18 +143,20 @@ def test_kappa_data_read_every_snapshot_with_its_interval(scored):
         agreement={
             "fleiss_kappa": 0.5,
             "fleiss_kappa_ci": {"low": 0.25, "high": 0.75},
-            "cohen_kappa_mean": None,
+            "cohen_kappa_mean": 0.4,
+            "cohen_kappa_mean_ci": {"low": None, "high": None, "reason": "too few items for an interval"},
         },
     )
     versions, series = plots.kappa_data(scored.project)
     assert [v.split("\n")[0] for v in versions] == [f"v{first.version}", f"v{first.version + 1}"]
     fleiss, cohen = series["Fleiss' kappa"], series["Mean Cohen's kappa"]
     assert fleiss[0].value == pytest.approx(first.agreement["fleiss_kappa"])
-    assert cohen[0].value == pytest.approx(first.agreement["cohen_kappa_mean"])
+    # The fixture's few items: no pair shares the 10 a kappa needs, so the first has no mean.
+    assert first.agreement["cohen_kappa_mean"] is None and cohen[0] == Estimate(None, None, None)
     interval = first.agreement.get("fleiss_kappa_ci") or {}
     assert (fleiss[0].low, fleiss[0].high) == (interval.get("low"), interval.get("high"))
     assert fleiss[1] == Estimate(0.5, 0.25, 0.75)
-    assert cohen[1] == Estimate(None, None, None)
+    assert cohen[1] == Estimate(0.4, None, None)  # a figure without an interval
 
 
 # -- the downloads ----------------------------------------------------------------------------------

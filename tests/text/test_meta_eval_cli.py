@@ -20,9 +20,9 @@ def write(path, rows):
     return str(path)
 
 
-def generated(seed: int = 0):
+def generated(seed: int = 0, systems: int = 10):
     rng = np.random.default_rng(seed)
-    quality = {f"s{k}": k / 2 for k in range(6)}
+    quality = {f"s{k}": k / 2 for k in range(systems)}
     human, good, poor = [], [], []
     for system, q in quality.items():
         for i in range(20):
@@ -50,6 +50,31 @@ def test_the_report_equals_the_pure_functions(tmp_path, capsys):
     )
     (williams,) = report["williams"]
     assert williams["first"] == files[1] and williams["second"] == files[2] and williams["p_value"] < 0.05
+    assert report["williams_systems"] == 10 and report["williams_reason"] is None
+
+
+def test_on_six_systems_williams_test_and_on_four_the_system_level_give_the_reason(tmp_path, capsys):
+    human, good, poor = generated(systems=6)
+    files = [write(tmp_path / n, rows) for n, rows in (("h.csv", human), ("g.csv", good), ("p.csv", poor))]
+    assert main(["meta-eval", *files, "--resamples", "50", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["williams"] == [] and report["williams_systems"] == 6
+    assert report["williams_reason"] == "too few systems for Williams' test (6; needs at least 8)"
+    assert main(["meta-eval", *files, "--resamples", "50"]) == 0
+    assert "Williams (system level): none, too few systems for Williams' test (6" in capsys.readouterr().out
+    human, good, _ = generated(systems=4)
+    files = [write(tmp_path / n, rows) for n, rows in (("h.csv", human), ("g.csv", good))]
+    assert main(["meta-eval", *files, "--resamples", "50", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)["metrics"][files[1]]
+    system_rows = [row for row in result["correlations"] if row["level"] == "system"]
+    assert all(
+        row["value"] is None and row["reason"] == "too few systems for a correlation (4; needs at least 5)"
+        for row in system_rows
+    )
+    assert result["pairwise_accuracy"] is None and "too few systems" in result["pairwise_accuracy_reason"]
+    # The summary level rests on the 20 inputs: a value, inside [−1, 1].
+    summary = [row for row in result["correlations"] if row["level"] == "summary"]
+    assert all(-1 <= row["low"] <= row["high"] <= 1 and row["reason"] is None for row in summary)
 
 
 def test_a_bad_file_is_named_with_its_line(tmp_path, capsys):

@@ -6,6 +6,7 @@ owner only."""
 
 from __future__ import annotations
 
+import html
 import random
 
 import pytest
@@ -146,13 +147,14 @@ def test_the_meta_evaluation_equals_scipy_on_the_same_vectors(
         assert matrix["cells"]["rouge2"]["quality"]["value"] == pytest.approx(expected)
         assert matrix["cells"]["rouge2"]["quality"]["n"] == len(keys)
     systems = sorted(SYSTEMS)
-    mean = lambda table, s: sum(v for (system, _), v in table.items() if system == s) / INPUTS  # noqa: E731
+    # Three systems: too few for a correlation or an accuracy, and each cell says why.
     system_level = api(researcher).get(url, {"level": "system", "method": "spearman"}).json()
-    expected = stats.spearmanr(
-        [mean(metric, s) for s in systems], [mean(human, s) for s in systems]
-    ).statistic
-    assert system_level["cells"]["rouge2"]["quality"]["value"] == pytest.approx(expected)
-    assert system_level["cells"]["rouge2"]["quality"]["accuracy"] == 1.0  # lead > keywords > random, as rated
+    cell = system_level["cells"]["rouge2"]["quality"]
+    assert cell["value"] is None and cell["n"] == 3
+    assert cell["reason"] == "too few systems for a correlation (3; needs at least 5)"
+    assert cell["accuracy"] is None
+    assert cell["accuracy_reason"] == "too few systems for a ranking accuracy (3; needs at least 5)"
+    assert system_level["reasons"] == sorted([cell["reason"], cell["accuracy_reason"]])
     assert set(system_level["metrics"]) == set(METRICS) and set(system_level["dimensions"]) == {
         "quality",
         "coherence",
@@ -175,12 +177,11 @@ def test_the_meta_evaluation_equals_scipy_on_the_same_vectors(
         .json()
     )
     assert len(scatter["points"]) == len(keys) and len(scatter["correlations"]) == 9
-    low, high = next(
-        (c["low"], c["high"])
-        for c in scatter["correlations"]
-        if (c["level"], c["method"]) == ("global", "pearson")
-    )
-    assert low <= matrix_value(api(researcher), url) <= high
+    found = next(c for c in scatter["correlations"] if (c["level"], c["method"]) == ("global", "pearson"))
+    # Six inputs to resample: a value, but too few for an interval (tests/metrics has the intervals).
+    assert found["value"] == pytest.approx(matrix_value(api(researcher), url))
+    assert found["low"] is None and found["high"] is None
+    assert found["interval_reason"] == "too few inputs for an interval (6; needs at least 10)"
     unknown = api(researcher).get(
         reverse("scatter-api", args=[project.pk, job["id"]]), {"metric": "rouge2", "dimension": "tone"}
     )
@@ -194,6 +195,11 @@ def test_the_meta_evaluation_equals_scipy_on_the_same_vectors(
     assert page.status_code == 200
     text = page.content.decode()
     assert 'id="correlations"' in text and f"{matrix_value(api(researcher), url):.2f}" in text
+    # At the system level (the page's default) three systems: the reasons, and no Williams' test.
+    default = html.unescape(client.get(reverse("meta-evaluation", args=[project.pk])).content.decode())
+    assert "No figure: too few systems for a correlation (3; needs at least 5)." in default
+    assert "No figure: too few systems for a ranking accuracy (3; needs at least 5)." in default
+    assert "No Williams' test: too few systems for Williams' test (3; needs at least 8);" in default
     image = client.get(
         reverse("meta-evaluation-scatter", args=[project.pk, "svg"]),
         {"metric": "rouge2", "dimension": "quality"},
