@@ -1,8 +1,7 @@
-"""Issue 21's campaign replayed through the engine and the pages, for its numbers: 3 topics, 20
-documents, 2 runs pooled to depth 10, k = 2, three annotators (one always right, two careless). The numbers that "would
+"""Issue 21's campaign replayed through the engine and the pages, for its numbers: 3 topics, 20 documents, 2
+runs pooled to depth 10, k = 2, three annotators (one always right, two careless). The numbers that "would
 be laughed at in a lab meeting" are gone: the leaderboard shows no interval outside [0, 1] (on 3 topics,
-none at all, and why), no significance verdict on 3 topics, and the agreement page explains its low
-kappa."""
+none at all, and why), no significance verdict on 3 topics, and the agreement page explains its low kappa."""
 
 from __future__ import annotations
 
