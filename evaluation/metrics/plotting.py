@@ -159,8 +159,15 @@ def kappa_figure(versions: Sequence[str], series: Mapping[str, Sequence[Estimate
     return figure
 
 
-def scatter_figure(points: Sequence[tuple[str, float, float]], x_label: str, y_label: str, labelled: bool):
-    """One point per ``(label, x, y)``, labelled when there are few (systems), with the least-squares line."""
+def scatter_figure(
+    points: Sequence[tuple[str, float, float]],
+    x_label: str,
+    y_label: str,
+    labelled: bool,
+    reverse_x: bool = False,
+):
+    """One point per ``(label, x, y)``, labelled when there are few (systems), with the least-squares
+    line; ``reverse_x`` draws the x axis from high to low (an error rate, better to the right)."""
     figure, axes = plt.subplots(figsize=(5, 4))
     xs = np.array([p[1] for p in points], dtype=float)
     ys = np.array([p[2] for p in points], dtype=float)
@@ -173,6 +180,8 @@ def scatter_figure(points: Sequence[tuple[str, float, float]], x_label: str, y_l
         line = np.array([xs.min(), xs.max()])
         axes.plot(line, slope * line + intercept, linestyle=":", color="grey")
     axes.set(xlabel=x_label, ylabel=y_label)
+    if reverse_x:
+        axes.invert_xaxis()
     return figure
 
 
