@@ -26,7 +26,12 @@ def register(subparsers) -> None:
     parser.add_argument("qrels", help="qrels file: qid iter docno rel")
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run file(s); qq takes exactly two")
     parser.add_argument("-o", dest="output", required=True, help="the image to write: a .png or .svg name")
-    parser.add_argument("-m", dest="measure", default="map", help="qq and per-topic: trec_eval measure (map)")
+    parser.add_argument(
+        "-m",
+        dest="measure",
+        default="map",
+        help="qq and per-topic: one measure, map (default), ndcg_cut_10, nDCG@10 …",
+    )
     parser.add_argument("-l", dest="relevance_level", type=int, default=1, help="lowest relevant qrels value")
     parser.add_argument(
         "--trec-eval-version",
@@ -39,6 +44,7 @@ def register(subparsers) -> None:
 
 def run_plot(args: argparse.Namespace) -> int:
     from evaluation.metrics import plotting
+    from evaluation.metrics.measure_names import trec_eval_name
     from evaluation.metrics.trec_io import TrecFormatError, read_qrels
     from evaluation.metrics.trec_measures import MeasureError
 
@@ -48,6 +54,7 @@ def run_plot(args: argparse.Namespace) -> int:
     if args.kind == "qq" and len(args.runs) != 2:
         raise CommandError(f"qq compares two runs, got {len(args.runs)}")
     try:
+        args.measure = trec_eval_name(args.measure)  # nDCG@10 is drawn and titled as ndcg_cut_10
         qrels = read_qrels(args.qrels)
         runs = read_runs(args.runs)
         figure = FIGURES[args.kind](qrels, runs, args)

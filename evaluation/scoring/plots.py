@@ -13,6 +13,7 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from annotation.models import Project
 from evaluation.metrics import curves, plot_data, plotting
+from evaluation.metrics.measure_names import measure_name_or_as_given
 from evaluation.models import Evaluation, RunEntry, RunScore
 
 EVALUATION_KINDS = ("pr", "per-topic", "qq", "roc", "det")
@@ -35,15 +36,15 @@ class NothingToPlot(Exception):
 
 def evaluation_figure(evaluation: Evaluation, kind: str, query: Mapping[str, str]):
     """The figure of ``kind`` (one of ``EVALUATION_KINDS``) for a finished evaluation; parameters
-    from ``query``: ``measure`` (per-topic, qq; default map), ``a`` and ``b`` (qq: run ids),
-    ``run`` (roc, det: one run id; default every run)."""
+    from ``query``: ``measure`` (per-topic, qq; default map; nDCG@10 read as ndcg_cut_10), ``a``
+    and ``b`` (qq: run ids), ``run`` (roc, det: one run id; default every run)."""
     if kind == "pr":
         return plotting.precision_recall_figure(precision_recall_data(evaluation))
     if kind == "per-topic":
-        measure = query.get("measure", DEFAULT_MEASURE)
+        measure = measure_name_or_as_given(query.get("measure", DEFAULT_MEASURE))
         return plotting.per_topic_figure(per_topic_data(evaluation, measure), measure)
     if kind == "qq":
-        measure = query.get("measure", DEFAULT_MEASURE)
+        measure = measure_name_or_as_given(query.get("measure", DEFAULT_MEASURE))
         first, second = run_parameter(query, "a", required=True), run_parameter(query, "b", required=True)
         points, names = difference_quantiles(evaluation, first, second, measure)  # type: ignore[arg-type]
         return plotting.qq_figure(
