@@ -16,6 +16,7 @@ from django.db import transaction
 from annotation.importing import Catalogue, ImportProblem, ImportSummary, import_items
 from annotation.models import Project
 
+from .metrics.natural_order import natural_sorted
 from .runs import parse_runs, pool_runs, store_runs
 from .scoring.jobs import request_evaluations_of_latest
 from .serializers import ImportSerializer
@@ -90,7 +91,11 @@ def import_collection(
     assert summary is not None
     if stored and not dry_run:
         request_evaluations_of_latest(project)  # the new runs join the leaderboard
-    order = {topic: sorted(docs, key=docs.__getitem__) for topic, docs in pooled.items()} if dry_run else {}
+    order = (
+        {topic: sorted(pooled[topic], key=pooled[topic].__getitem__) for topic in natural_sorted(pooled)}
+        if dry_run
+        else {}
+    )
     return replace(summary, runs_created=len(stored), dry_run=dry_run, judging_order=order)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .natural_order import natural_sorted
 from .trec_io import Qrels, Run, trec_order
 from .trec_measures import aggregate, evaluate_many
 
@@ -247,7 +248,7 @@ def agreement_with_reference(
     """Per topic of the reference: Cohen's kappa between crowd and reference on the documents both
     judge, and how many of the reference's relevant documents the crowd judged at all."""
     out = []
-    for topic in sorted(reference):
+    for topic in natural_sorted(reference):
         ours, theirs = crowd.get(topic, {}), reference[topic]
         shared = sorted(set(ours) & set(theirs))
         relevant = [doc for doc, rel in theirs.items() if rel >= relevance_level]
