@@ -151,7 +151,7 @@ def test_a_failed_paste_import_keeps_the_pasted_json_in_the_box(client, research
     page = as_user(client, researcher).post(reverse("project-import", args=[project.pk]), {"body": pasted})
     text = page.content.decode()
     assert "is not among the project" in text
-    assert "the JSON you pasted is still in the box" in text
+    assert "what you pasted is still in the boxes below" in text
     box = re.search(r'<textarea id="import-body"[^>]*>(.*?)</textarea>', text, re.S)
     assert box and box.group(1) == pasted.replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
     assert project.documents.count() == 0
