@@ -17,6 +17,8 @@ LEFT, RIGHT, TOP, BOTTOM = 56, 16, 28, 64
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#7a5195", "#8c564b")
 # At most this many bucket labels along the x axis; the others are left unlabelled.
 MOST_X_LABELS = 8
+# Up to this many points a line also marks each one: a line of one point (a first hour) is no line.
+MOST_MARKED_POINTS = 24
 
 
 def _chart_id(title: str) -> str:
@@ -131,10 +133,20 @@ def line_chart(
     parts = _frame(title, summary, y_label, top, step, labels, plot_width)
     slot = plot_width / max(1, len(labels))
 
-    def points(values: Sequence[float]) -> str:
-        return " ".join(
-            f"{LEFT + slot * (index + 0.5):.1f},{TOP + plot_height - plot_height * value / top:.1f}"
+    def coordinates(values: Sequence[float]) -> list[tuple[float, float]]:
+        return [
+            (LEFT + slot * (index + 0.5), TOP + plot_height - plot_height * value / top)
             for index, value in enumerate(values)
+        ]
+
+    def points(values: Sequence[float]) -> str:
+        return " ".join(f"{x:.1f},{y:.1f}" for x, y in coordinates(values))
+
+    def markers(values: Sequence[float], colour: str) -> str:
+        if len(labels) > MOST_MARKED_POINTS:
+            return ""
+        return "".join(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}"/>' for x, y in coordinates(values)
         )
 
     for values in background:
@@ -147,7 +159,7 @@ def line_chart(
         colour = PALETTE[index % len(PALETTE)]
         parts.append(
             f'<polyline points="{points(values)}" fill="none" stroke="{colour}" stroke-width="2">'
-            f"<title>{html.escape(name)}</title></polyline>"
+            f"<title>{html.escape(name)}</title></polyline>{markers(values, colour)}"
         )
         y = TOP + 10 + 16 * index
         parts.append(

@@ -177,13 +177,21 @@ class Command(BaseCommand):
         tasks = {(t.system_id, t.input_id): t for t in project.tasks.filter(kind=Task.Kind.ITEM)}
         left = {i.id for i in inputs[-TEXT_INPUTS_LEFT_TO_RATE:]}
         ratings = [r for r in simulate_ratings(inputs, outputs) if r.input not in left]
-        record_judgements(
+        stored = record_judgements(
             project,
             [
-                RecordedJudgement(tasks[(r.system, r.input)], simulated[r.rater], {"scores": r.scores})
+                RecordedJudgement(
+                    tasks[(r.system, r.input)],
+                    simulated[r.rater],
+                    {"scores": r.scores},
+                    seconds_spent=r.seconds,
+                )
                 for r in ratings
             ],
         )
+        # Each rater at their own pace over the past hours, as the relevance crowd: 420 ratings in
+        # one instant made a rate of thousands per hour and a chart of one bar.
+        date_judgements(stored, submission_times(ratings, end=0.0))
         self.stdout.write(
             f"Text campaign loaded: {len(outputs)} outputs of {len(outputs) // len(inputs)} summarisers "
             f"for {len(inputs)} abstracts, each title as the reference; {len(ratings)} simulated ratings "
