@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation import inputs
 from annotation.coverage import project_coverage
-from annotation.models import Membership, Project, Task
+from annotation.models import Judgement, Membership, Project, Task
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from annotation.progress import dashboard_charts, project_progress_figures
 from annotation.quality_control import attention_results
@@ -52,13 +52,26 @@ WEIGHTS_NOTES = {"linear": "Linearly weighted kappa.", "quadratic": "Quadratical
 
 def annotator_rows(project: Project) -> list[dict]:
     """The project page's annotator table: ``annotator_table`` (volume, gold accuracy, agreement
-    with the ground truth, flags) plus membership (for qualification and blocking) and, for
-    rating projects, attention-check results."""
+    with the ground truth, flags) plus membership (for qualification and blocking), for rating
+    projects attention-check results, and ``answered``: every task the annotator answered (items,
+    gold items, attention checks), the count their judging page shows them ("You have judged 12
+    items"), which cannot leave gold items out without telling annotators which those were."""
     members = {member.annotator_id: member for member in Membership.objects.filter(project=project)}
     attention = attention_results(project) if project.is_rating else {}
+    answered = dict(
+        Judgement.objects.filter(project=project)
+        .order_by()
+        .values_list("annotator_id")
+        .annotate(n=Count("id"))
+        .values_list("annotator_id", "n")
+    )
     return [
         row
-        | {"membership": members.get(row["annotator_id"]), "attention": attention.get(row["annotator_id"])}
+        | {
+            "membership": members.get(row["annotator_id"]),
+            "attention": attention.get(row["annotator_id"]),
+            "answered": answered.get(row["annotator_id"], 0),
+        }
         for row in annotator_table(project)
     ]
 

@@ -35,6 +35,8 @@ DEMO_TEXT_PROJECT_NAME = "Cranfield demo: summaries rated"
 DEMO_TEXT_INPUTS = 40
 DEMO_TEXT_DIMENSIONS = ("informativeness", "fluency")
 DEMO_TEXT_SCALE = (1, 5)
+# What the ends and the middle of the scale mean, shown on the scale (the instructions say the same).
+DEMO_TEXT_ANCHORS = {"1": "very poor", "3": "fair", "5": "excellent"}
 DEMO_TEXT_SEED = 1400
 SYSTEMS = ("lead-words", "lead-sentence", "random-sentence", "keywords")
 LEAD_WORDS = 15

@@ -60,6 +60,7 @@ from evaluation.demo import (
 )
 from evaluation.demo.simulate import DEMO_CROWD, simulate_judgements, submission_times
 from evaluation.demo.text_campaign import (
+    DEMO_TEXT_ANCHORS,
     DEMO_TEXT_DIMENSIONS,
     DEMO_TEXT_PROJECT_NAME,
     DEMO_TEXT_SCALE,
@@ -157,7 +158,11 @@ class Command(BaseCommand):
             name=DEMO_TEXT_PROJECT_NAME,
             owner=researcher,
             task_type="likert",
-            config={"dimensions": list(DEMO_TEXT_DIMENSIONS), "scale": list(DEMO_TEXT_SCALE)},
+            config={
+                "dimensions": list(DEMO_TEXT_DIMENSIONS),
+                "scale": list(DEMO_TEXT_SCALE),
+                "anchors": dict(DEMO_TEXT_ANCHORS),
+            },
             instructions=TEXT_INSTRUCTIONS,
             assignments_per_task=len(RATERS),
         )
