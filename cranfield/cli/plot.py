@@ -120,18 +120,18 @@ def precision_recall(qrels, runs: dict, args: argparse.Namespace):
 def binary_curves(qrels, runs: dict, args: argparse.Namespace):
     from evaluation.metrics import curves, plot_data, plotting
 
-    data = {}
+    averaged = {}
     for name, run in runs.items():
-        scores, labels = plot_data.judged_scores(qrels, run, args.relevance_level)
-        if not plot_data.both_classes(labels):
+        by_topic = plot_data.judged_scores_by_topic(qrels, run, args.relevance_level)
+        if not plot_data.topics_with_both_classes(by_topic):
             raise CommandError(
-                f"{name}: {sum(labels)} relevant and {len(labels) - sum(labels)} non-relevant judged "
-                "documents retrieved; ROC and DET need at least one of each"
+                f"{name}: no topic where it retrieved both a relevant and a non-relevant judged document; "
+                "ROC and DET need one of each, per topic"
             )
-        data[name] = (scores, labels)
+        averaged[name] = curves.topic_averaged_roc(by_topic.values())
     if args.kind == "roc":
-        return plotting.roc_figure({name: curves.roc_curve(*pair) for name, pair in data.items()})
-    return plotting.det_figure({name: curves.det_curve(*pair) for name, pair in data.items()})
+        return plotting.roc_figure(averaged)
+    return plotting.det_figure({name: curves.averaged_det_curve(curve) for name, curve in averaged.items()})
 
 
 def differences_qq(qrels, runs: dict, args: argparse.Namespace):

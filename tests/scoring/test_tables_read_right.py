@@ -122,3 +122,16 @@ def test_measures_are_chosen_by_trec_eval_or_ir_measures_names_and_shown_as_trec
         {"measure": "nDCG@10"},
     )
     assert plot.status_code == 200 and b"ndcg_cut_10" in plot.content
+
+
+def test_roc_and_det_are_folded_with_what_they_say_and_averaged_over_topics(client, researcher, project):
+    evaluation = project.evaluations.get()
+    client.force_login(researcher)
+    page = client.get(reverse("leaderboard", args=[project.pk])).content.decode()
+    folded = re.search(r'<details id="binary-curves".*?</details>', page, re.S).group(0)
+    for said in ("positive class", "unjudged documents are left out", "averaged", "near 0.5"):
+        assert said in folded, said
+    assert folded.count('loading="lazy"') == 2 and 'id="plot-roc"' in folded and 'id="plot-det"' in folded
+    for kind in ("roc", "det"):
+        image = client.get(reverse("evaluation-plot", args=[project.pk, evaluation.pk, kind, "svg"]))
+        assert image.status_code == 200 and b"averaged over topics" in image.content
