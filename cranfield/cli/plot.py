@@ -17,9 +17,11 @@ def register(subparsers) -> None:
         help="draw P-R, ROC, DET, Q-Q or per-topic plots of runs against qrels (PNG or SVG)",
         description="Draw a plot of one or more runs against a qrels file. pr: mean interpolated "
         "precision at the 11 recall points (trec_eval's iprec_at_recall); roc, det: each run's scores of "
-        "the documents it retrieved that the qrels judge, against binary relevance (qrels value >= -l); "
+        "the documents it retrieved that the qrels judge, against binary relevance (qrels value >= -l), "
+        "a curve per topic averaged vertically (AUC: the topics' mean; scores of different topics are "
+        "never compared; near 0.5 for a run judged only in its own top ranks, as in a pooled campaign); "
         "qq: the per-topic differences RUN1 - RUN2 on a measure against the fitted normal (is the paired "
-        "t-test's assumption fair?); per-topic: each run's score per topic, hardest topic first. Every run "
+        "t-test's assumption fair?); per-topic: a panel per run, a bar per topic, hardest topic first. Every run "
         "is scored on every qrels topic (trec_eval -c), so per-topic values pair up across runs.",
     )
     parser.add_argument("kind", choices=KINDS)
