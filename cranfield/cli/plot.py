@@ -21,8 +21,8 @@ def register(subparsers) -> None:
         "a curve per topic averaged vertically (AUC: the topics' mean; scores of different topics are "
         "never compared; near 0.5 for a run judged only in its own top ranks, as in a pooled campaign); "
         "qq: the per-topic differences RUN1 - RUN2 on a measure against the fitted normal (is the paired "
-        "t-test's assumption fair?); per-topic: a panel per run, a bar per topic, hardest topic first. Every run "
-        "is scored on every qrels topic (trec_eval -c), so per-topic values pair up across runs.",
+        "t-test's assumption fair?); per-topic: a panel per run, a bar per topic, hardest topic first. "
+        "Every run is scored on every qrels topic (trec_eval -c), so per-topic values pair up across runs.",
     )
     parser.add_argument("kind", choices=KINDS)
     parser.add_argument("qrels", help="qrels file: qid iter docno rel")
