@@ -83,9 +83,8 @@ def task_view(
     # was made from (the topic: the input document, the dialogue) after it, for reference. On a
     # phone the source, often the longer text, used to push the output below the screen.
     outputs_first = project.is_rating or project.type.compares_two
-    if task.document_b_id:
-        headings = ("Output A", "Output B")
-    else:
+    headings: tuple[str, ...] = ("Output A", "Output B")
+    if not task.document_b_id:
         headings = ("The output to rate" if project.is_rating else "",)
     return {
         "task": task,
