@@ -11,12 +11,18 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
-WIDTH, HEIGHT = 640, 240
-LEFT, RIGHT, TOP, BOTTOM = 56, 16, 28, 64
+# The evaluation plots' size and type (evaluation.metrics.plotting: 5.6 in at 100 dpi, 10–12 pt):
+# one look for every chart, whose words stay about 9 px high when a phone shrinks it to 370 px.
+WIDTH, HEIGHT = 560, 280
+LEFT, RIGHT, TOP, BOTTOM = 64, 16, 34, 76
+LEGEND_WIDTH = 140
+TITLE_SIZE, TEXT_SIZE, SMALL_SIZE = 15, 13, 12
 # Okabe & Ito's colour-blind-safe palette (without its black and yellow, which fail on white).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#7a5195", "#8c564b")
 # At most this many bucket labels along the x axis; the others are left unlabelled.
 MOST_X_LABELS = 8
+# Up to this many points a line also marks each one: a line of one point (a first hour) is no line.
+MOST_MARKED_POINTS = 24
 
 
 def _chart_id(title: str) -> str:
@@ -51,7 +57,7 @@ def _frame(
         f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-labelledby="{title_id} {summary_id}">',
         f'<title id="{title_id}">{html.escape(title)}</title>',
         f'<desc id="{summary_id}">{html.escape(summary)}</desc>',
-        f'<text x="{LEFT}" y="16" font-size="13" font-weight="bold" fill="currentColor">'
+        f'<text x="{LEFT}" y="18" font-size="{TITLE_SIZE}" font-weight="bold" fill="currentColor">'
         f"{html.escape(title)}</text>",
     ]
     ticks = round(top / step)
@@ -63,11 +69,11 @@ def _frame(
             f'stroke-opacity="{0.6 if index == 0 else 0.15}"/>'
         )
         parts.append(
-            f'<text x="{LEFT - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end" fill="currentColor">'
-            f"{_number(value)}</text>"
+            f'<text x="{LEFT - 6}" y="{y + 4:.1f}" font-size="{TEXT_SIZE}" text-anchor="end" '
+            f'fill="currentColor">{_number(value)}</text>'
         )
     parts.append(
-        f'<text transform="translate(14 {TOP + plot_height / 2:.1f}) rotate(-90)" font-size="11" '
+        f'<text transform="translate(16 {TOP + plot_height / 2:.1f}) rotate(-90)" font-size="{TEXT_SIZE}" '
         f'text-anchor="middle" fill="currentColor">{html.escape(y_label)}</text>'
     )
     every = max(1, math.ceil(len(labels) / MOST_X_LABELS))
@@ -75,8 +81,8 @@ def _frame(
     for index in range(0, len(labels), every):
         x = LEFT + slot * (index + 0.5)
         parts.append(
-            f'<text transform="translate({x:.1f} {TOP + plot_height + 12}) rotate(30)" font-size="10" '
-            f'fill="currentColor">{html.escape(labels[index])}</text>'
+            f'<text transform="translate({x:.1f} {TOP + plot_height + 14}) rotate(30)" '
+            f'font-size="{SMALL_SIZE}" fill="currentColor">{html.escape(labels[index])}</text>'
         )
     return parts
 
@@ -126,15 +132,25 @@ def line_chart(
     top, step = nice_ceiling(highest)
     ends = ", ".join(f"{name} {_number(values[-1])}" for name, values in series.items() if values)
     summary = f"From {labels[0]} to {labels[-1]}; at the end: {ends}." if labels and ends else "No data yet."
-    # The right-hand 120 px hold the legend.
-    plot_width, plot_height = WIDTH - LEFT - RIGHT - 120, HEIGHT - TOP - BOTTOM
+    # The right-hand LEGEND_WIDTH px hold the legend.
+    plot_width, plot_height = WIDTH - LEFT - RIGHT - LEGEND_WIDTH, HEIGHT - TOP - BOTTOM
     parts = _frame(title, summary, y_label, top, step, labels, plot_width)
     slot = plot_width / max(1, len(labels))
 
-    def points(values: Sequence[float]) -> str:
-        return " ".join(
-            f"{LEFT + slot * (index + 0.5):.1f},{TOP + plot_height - plot_height * value / top:.1f}"
+    def coordinates(values: Sequence[float]) -> list[tuple[float, float]]:
+        return [
+            (LEFT + slot * (index + 0.5), TOP + plot_height - plot_height * value / top)
             for index, value in enumerate(values)
+        ]
+
+    def points(values: Sequence[float]) -> str:
+        return " ".join(f"{x:.1f},{y:.1f}" for x, y in coordinates(values))
+
+    def markers(values: Sequence[float], colour: str) -> str:
+        if len(labels) > MOST_MARKED_POINTS:
+            return ""
+        return "".join(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}"/>' for x, y in coordinates(values)
         )
 
     for values in background:
@@ -147,25 +163,25 @@ def line_chart(
         colour = PALETTE[index % len(PALETTE)]
         parts.append(
             f'<polyline points="{points(values)}" fill="none" stroke="{colour}" stroke-width="2">'
-            f"<title>{html.escape(name)}</title></polyline>"
+            f"<title>{html.escape(name)}</title></polyline>{markers(values, colour)}"
         )
-        y = TOP + 10 + 16 * index
+        y = TOP + 10 + 18 * index
         parts.append(
             f'<line x1="{legend_x}" x2="{legend_x + 14}" y1="{y}" y2="{y}" stroke="{colour}" '
             'stroke-width="3"/>'
-            f'<text x="{legend_x + 18}" y="{y + 4}" font-size="11" fill="currentColor">'
+            f'<text x="{legend_x + 18}" y="{y + 4}" font-size="{SMALL_SIZE}" fill="currentColor">'
             f"{html.escape(_shorten(name))}</text>"
         )
     if background and background_label:
-        y = TOP + 10 + 16 * len(series)
+        y = TOP + 10 + 18 * len(series)
         parts.append(
             f'<line x1="{legend_x}" x2="{legend_x + 14}" y1="{y}" y2="{y}" stroke="#888" stroke-width="2"/>'
-            f'<text x="{legend_x + 18}" y="{y + 4}" font-size="11" fill="currentColor">'
+            f'<text x="{legend_x + 18}" y="{y + 4}" font-size="{SMALL_SIZE}" fill="currentColor">'
             f"{html.escape(background_label)}</text>"
         )
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _shorten(name: str, most: int = 16) -> str:
+def _shorten(name: str, most: int = 14) -> str:
     return name if len(name) <= most else name[: most - 1] + "…"

@@ -67,6 +67,7 @@ class ImportSummary:
     qualification_created: int = 0
     attention_checks_created: int = 0
     references_created: int = 0  # text projects: reference texts per input (the evaluation app stores them)
+    qrels_created: int = 0  # judgements of a qrels file, kept as reference qrels (by the evaluation app)
     dry_run: bool = False  # nothing was stored: the counts say what the import would create
     # For a dry run with runs: each topic's pooled documents in the order they would be judged.
     judging_order: dict = field(default_factory=dict)

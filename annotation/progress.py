@@ -3,8 +3,13 @@ series the project page draws.
 
 One model for every figure: the rate is the judgements of the last ``RATE_WINDOW`` (or of the time
 since the first judgement, when that is shorter) divided by that window, and the time to finish is
-the judgements left divided by that rate. Time on task runs from the task being shown on the judging
-page to the answer (``Judgement.seconds_on_task``), not from the lease.
+the judgements left divided by that rate. Both count only the annotators who can still judge
+(``coverage.eligible_memberships``: members who can log in, are not blocked and have passed or may
+still take the qualification test): the judgements of those who cannot (the demo's simulated
+annotators, a blocked annotator, accounts a bundle brought in) are past work, and a forecast built
+on them promised a finish no one was there to reach. They are counted apart and said. Time on task
+runs from the task being shown on the judging page to the answer (``Judgement.seconds_on_task``),
+not from the lease.
 
 ``summarise_progress`` and ``timeline`` are pure arithmetic on plain values; ``project_progress_figures``
 and ``dashboard_charts`` read the database.
@@ -23,6 +28,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from . import charts
+from .coverage import eligible_memberships
 from .models import Judgement, Project, Task
 
 RATE_WINDOW = timedelta(minutes=60)
@@ -43,13 +49,16 @@ class Progress:
     judgements_remaining: int
     # The rate's window: RATE_WINDOW, or the time since the first judgement when that is shorter.
     window_minutes: float
-    judgements_in_window: int
-    annotators_in_window: int
+    judgements_in_window: int  # by annotators who can still judge
+    annotators_in_window: int  # of those who can still judge
     judgements_per_hour: float | None  # judgements_in_window / window; None before the first judgement
     hours_to_finish: float | None  # remaining / rate; 0 when nothing is left; None when there is no rate
     finish_at: datetime | None
     median_seconds_on_task: float | None  # from the task shown to the answer
     timed_judgements: int  # judgements whose time on task is known
+    # In the window, by annotators who can no longer judge: said, never counted in rate or forecast.
+    judgements_in_window_not_counted: int = 0
+    annotators_in_window_not_counted: int = 0
     text: dict[str, str] = field(default_factory=dict)  # each figure said in words, for the page
 
     @property
@@ -81,12 +90,15 @@ def summarise_progress(
     annotators_in_window: int,
     seconds_on_task: Sequence[float],
     now: datetime,
+    judgements_in_window_not_counted: int = 0,
+    annotators_in_window_not_counted: int = 0,
 ) -> Progress:
     """Summarise a project's progress.
 
     ``judgements_needed`` is k summed over the items; ``judgements_in_window`` were submitted within
-    ``rate_window(first_judgement_at, now)`` before ``now``; ``seconds_on_task`` are the known times
-    from display to answer.
+    ``rate_window(first_judgement_at, now)`` before ``now`` by ``annotators_in_window`` annotators
+    who can still judge, the ``…_not_counted`` ones by annotators who cannot; ``seconds_on_task``
+    are the known times from display to answer.
     """
     remaining = max(0, judgements_needed - judgements_done)
     window = rate_window(first_judgement_at, now)
@@ -112,6 +124,8 @@ def summarise_progress(
         finish_at=now + timedelta(hours=to_finish) if to_finish is not None else None,
         median_seconds_on_task=median,
         timed_judgements=len(seconds_on_task),
+        judgements_in_window_not_counted=judgements_in_window_not_counted,
+        annotators_in_window_not_counted=annotators_in_window_not_counted,
     )
     return replace(progress, text=describe(progress))
 
@@ -124,18 +138,39 @@ def minutes_text(minutes: float) -> str:
     return f"{round(minutes)} min"
 
 
+def duration_text(hours: float) -> str:
+    """A time to finish as people say it: "under a minute", "25 min", "3.5 h", "4.2 days"."""
+    minutes = hours * 60
+    if minutes < 1:
+        return "under a minute"
+    if minutes < 59.5:
+        return minutes_text(minutes)
+    if hours < 48:
+        return f"{hours:,.1f} h"
+    return f"{hours / 24:,.1f} days"
+
+
 def describe(progress: Progress) -> dict[str, str]:
     """Each figure in words, its window and count said, ``unknown`` where there is no basis for it."""
     window = f"the last {minutes_text(progress.window_minutes)}"
+    not_counted = ""
+    if progress.judgements_in_window_not_counted:
+        others = plural(progress.annotators_in_window_not_counted, "annotator")
+        not_counted = (
+            f" ({plural(progress.judgements_in_window_not_counted, 'judgement')} from {others} who can "
+            "no longer judge, not counted)"
+        )
     if progress.judgements_per_hour is None:
         rate = "unknown: no judgements yet"
     elif progress.judgements_in_window == 0:
-        rate = f"0 per hour: no judgements in {window}"
+        who = " by annotators who can still judge" if not_counted else ""
+        rate = f"0 per hour: no judgements in {window}{who}{not_counted}"
     else:
         annotators = plural(progress.annotators_in_window, "annotator")
+        judgements = plural(progress.judgements_in_window, "judgement")
         rate = (
             f"{progress.judgements_per_hour:,.1f} per hour: "
-            f"{plural(progress.judgements_in_window, 'judgement')} in {window}, from {annotators}"
+            f"{judgements} in {window}, from {annotators}{not_counted}"
         )
     if progress.median_seconds_on_task is None:
         on_task = "unknown: no judgement timed from the task being shown yet"
@@ -147,14 +182,16 @@ def describe(progress: Progress) -> dict[str, str]:
     if progress.judgements_remaining == 0:
         forecast = "finished: no judgements left" if progress.items_total else "nothing to judge yet"
     elif progress.hours_to_finish is None:
+        who = " by annotators who can still judge" if not_counted else ""
         forecast = (
             "unknown: no judgements yet"
             if progress.judgements_per_hour is None
-            else f"unknown: no judgements in {window}"
+            else f"unknown: no judgements in {window}{who}"
         )
     else:
+        left = plural(progress.judgements_remaining, "judgement")
         forecast = (
-            f"{progress.hours_to_finish:,.1f} h: {plural(progress.judgements_remaining, 'judgement')} left "
+            f"{duration_text(progress.hours_to_finish)}: {left} left "
             f"at {progress.judgements_per_hour:,.1f} per hour"
         )
     return {"rate": rate, "time_on_task": on_task, "forecast": forecast}
@@ -169,8 +206,12 @@ def project_progress_figures(project: Project, now: datetime | None = None) -> d
     judgements = Judgement.objects.filter(project=project, task__kind=Task.Kind.ITEM)
     overall = judgements.aggregate(done=Count("id"), first=Min("created_at"))
     since = now - rate_window(overall["first"], now)
+    can_judge = eligible_memberships(project).values("annotator_id")
     recent = judgements.filter(created_at__gte=since, created_at__lte=now).aggregate(
-        n=Count("id"), annotators=Count("annotator", distinct=True)
+        n=Count("id", filter=Q(annotator__in=can_judge)),
+        annotators=Count("annotator", distinct=True, filter=Q(annotator__in=can_judge)),
+        others=Count("id", filter=~Q(annotator__in=can_judge)),
+        other_annotators=Count("annotator", distinct=True, filter=~Q(annotator__in=can_judge)),
     )
     timed = judgements.filter(seconds_on_task__isnull=False).values_list("seconds_on_task", flat=True)
     seconds = [value for value in timed.iterator() if value is not None]
@@ -184,6 +225,8 @@ def project_progress_figures(project: Project, now: datetime | None = None) -> d
         annotators_in_window=recent["annotators"],
         seconds_on_task=seconds,
         now=now,
+        judgements_in_window_not_counted=recent["others"],
+        annotators_in_window_not_counted=recent["other_annotators"],
     )
     return progress.as_dict()
 

@@ -80,12 +80,20 @@ def task_view(
     if task.topic and project.type.judged_for_topic:
         terms = query_terms(task.topic.title, task.topic.description)
     documents = [task.document] + ([task.document_b] if task.document_b else [])
+    # A rating or a comparison judges a system's output: it comes first, named, and the source it
+    # was made from (the topic: the input document, the dialogue) after it, for reference. On a
+    # phone the source, often the longer text, used to push the output below the screen.
+    outputs_first = project.is_rating or project.type.compares_two
+    headings: tuple[str, ...] = ("Output A", "Output B")
+    if not task.document_b_id:
+        headings = ("The output to rate" if project.is_rating else "",)
     return {
         "task": task,
         "topic": task.topic if task.topic_id else None,
+        "outputs_first": outputs_first,
         "documents": [
             {
-                "heading": ("Output A", "Output B")[index] if task.document_b_id else "",
+                "heading": headings[index],
                 "title": document.title,
                 **shown_part(document.text, terms, query, ("part", "part_b")[index]),
             }

@@ -7,6 +7,7 @@ and is reported as ``field: message`` pairs (``runs[0]`` line 12, ``topics[3].id
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -15,9 +16,15 @@ from django.db import transaction
 
 from annotation.importing import Catalogue, ImportProblem, ImportSummary, import_items
 from annotation.models import Project
+from annotation.serializers import TopicInSerializer
 
+from .metrics.natural_order import natural_sorted
+from .metrics.trec_io import TrecFormatError
+from .metrics.trec_topics import read_topics
+from .models import ExternalQrels
 from .runs import parse_runs, pool_runs, store_runs
-from .scoring.jobs import request_evaluations_of_latest
+from .scoring.external import import_external_qrels
+from .scoring.jobs import request_evaluation, request_evaluations_of_latest
 from .serializers import ImportSerializer
 from .text_evaluation import import_references
 
@@ -56,6 +63,8 @@ def import_collection(
     run_group: str = "",
     dry_run: bool = False,
     references: Sequence[dict] = (),
+    qrels: str = "",
+    qrels_name: str = "reference",
     **what_to_judge: Any,
 ) -> ImportSummary:
     """Create topics, documents, runs, the items to judge and the quality-control items.
@@ -63,8 +72,9 @@ def import_collection(
     ``runs`` are TREC run files' texts; the pool of their top ``pool_depth`` documents per topic
     (0: the runs are stored, not pooled), ordered by ``pool_method`` (``runs.pool_runs``: depth or
     rbp) and cut to ``pool_budget`` per topic if given, becomes items (existing items keep their
-    judgements and move up if ranked higher, so runs added later add only new pairs). The other
-    keyword arguments are ``annotation.importing.import_items``'s.
+    judgements and move up if ranked higher, so runs added later add only new pairs). ``qrels``,
+    a qrels file's text, is stored as the external qrels ``qrels_name`` (``scoring.external``)
+    once the topics it names are. The other keyword arguments are ``annotation.importing.import_items``'s.
     With ``dry_run`` everything is checked and counted, then undone; the summary then lists each
     topic's pooled documents in judging order. Raises ImportProblem.
     """
@@ -79,19 +89,39 @@ def import_collection(
         return pooled
 
     summary = None
+    reference = None
     try:
         with transaction.atomic():
             summary = import_items(project, pool=pool if runs else None, **what_to_judge)
             summary = replace(summary, references_created=import_references(project, list(references)))
+            if qrels:
+                reference = reference_qrels(project, qrels_name, qrels)
+                summary = replace(summary, qrels_created=reference.judged_count)
             if dry_run:
                 raise DryRun
     except DryRun:
         pass
     assert summary is not None
     if stored and not dry_run:
-        request_evaluations_of_latest(project)  # the new runs join the leaderboard
-    order = {topic: sorted(docs, key=docs.__getitem__) for topic, docs in pooled.items()} if dry_run else {}
+        request_evaluations_of_latest(project)  # the new runs join the leaderboard, against the new qrels too
+    elif reference is not None and not dry_run and project.runs.exists():
+        request_evaluation(project, external_qrels=reference)
+    order = (
+        {topic: sorted(pooled[topic], key=pooled[topic].__getitem__) for topic in natural_sorted(pooled)}
+        if dry_run
+        else {}
+    )
     return replace(summary, runs_created=len(stored), dry_run=dry_run, judging_order=order)
+
+
+def reference_qrels(project: Project, name: str, text: str) -> ExternalQrels:
+    """``import_external_qrels`` under the import's field names (``qrels``, ``qrels_name``)."""
+    try:
+        return import_external_qrels(project, name, text)
+    except ImportProblem as problem:
+        raise ImportProblem(
+            "qrels_name" if problem.field == "name" else "qrels", problem.message
+        ) from problem
 
 
 def import_from_body(project: Project, body: Any) -> ImportSummary:
@@ -101,10 +131,43 @@ def import_from_body(project: Project, body: Any) -> ImportSummary:
     serializer = ImportSerializer(data=body)
     if not serializer.is_valid():
         raise ImportFailed(list(flatten_errors(serializer.errors)))
+    data = dict(serializer.validated_data)
+    given = len(data["topics"])
+    from_file = trec_file_topics(data.pop("trec_topics"))
+    data["topics"] = [*data["topics"], *(topic for topic, _ in from_file)]
     try:
-        return import_collection(project, **serializer.validated_data)
+        return import_collection(project, **data)
     except ImportProblem as problem:
-        raise ImportFailed([(problem.field, problem.message)]) from problem
+        raise ImportFailed([in_trec_file(problem, given, [line for _, line in from_file])]) from problem
+
+
+def trec_file_topics(text: str) -> list[tuple[dict, int]]:
+    """A TREC topic file's topics as the import's topics (``{"id", "title", "description"}``, the
+    narrative after the description, checked as ``topics`` are), each with its line; ImportFailed
+    names the line of the first problem."""
+    if not text.strip():
+        return []
+    try:
+        parsed = read_topics(text, name="trec_topics")
+    except TrecFormatError as error:
+        raise ImportFailed([("trec_topics", f"line {error.line}: {error.message}")]) from error
+    rows = [{"id": t.id, "title": t.title, "description": t.description_with_narrative()} for t in parsed]
+    checked = TopicInSerializer(data=rows, many=True)
+    if not checked.is_valid():
+        index, errors = next((i, e) for i, e in enumerate(checked.errors) if e)
+        field, message = next(flatten_errors(errors))
+        raise ImportFailed([("trec_topics", f"line {parsed[index].line}, {field}: {message}")])
+    return [(dict(row), topic.line) for row, topic in zip(checked.validated_data, parsed, strict=True)]
+
+
+def in_trec_file(problem: ImportProblem, given: int, lines: list[int]) -> tuple[str, str]:
+    """An import problem as ``(field, message)``; one about a topic that came from the TREC topic
+    file (``topics[i]`` past the ``given`` JSON ones) names the file and the topic's line instead."""
+    found = re.match(r"topics\[(\d+)\](.*)", problem.field)
+    if found and int(found.group(1)) >= given:
+        line = lines[int(found.group(1)) - given]
+        return "trec_topics", f"line {line}{found.group(2).replace('.', ', ', 1)}: {problem.message}"
+    return problem.field, problem.message
 
 
 def flatten_errors(errors: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
@@ -135,6 +198,7 @@ def describe_import(summary: ImportSummary) -> str:
         (summary.qualification_created, "qualification question"),
         (summary.attention_checks_created, "attention check"),
         (summary.references_created, "reference"),
+        (summary.qrels_created, "reference judgement"),
     ]
     parts = [f"{n} {name}{'' if n == 1 else 's'}" for n, name in counts if n]
     if summary.dry_run:

@@ -33,6 +33,7 @@ from annotation.items import (
 from annotation.models import AdjudicatedBy, Judgement, Project, Task
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from annotation.views import task_view
+from evaluation.metrics.natural_order import natural_key
 
 from .item_browser import ground_truth_of, label_name, newest_snapshot, referral_of
 
@@ -59,7 +60,9 @@ def filter_choices(project: Project) -> dict:
         .values_list("username", flat=True)
     )
     return {
-        "topics": project.topics.order_by("external_id").values_list("external_id", "title"),
+        "topics": sorted(
+            project.topics.values_list("external_id", "title"), key=lambda topic: natural_key(topic[0])
+        ),
         "annotator_names": list(annotators),
     }
 

@@ -2,6 +2,12 @@
 dimension, from a done text evaluation (the metrics per output) and the newest ground-truth snapshot
 (each output's mean rating per dimension). The numbers are ``metrics.meta_evaluation``'s; this
 module only reads them out of the database.
+
+Every figure is oriented so that higher means "agrees better with the raters", for every metric:
+TER and WER are error rates (lower is better), so their correlations, ranking accuracies and
+Williams' tests are those of −TER and −WER (``negated`` names them). A heat map then reads the same
+on every row (brighter = closer to the people), where raw correlations made the worst error rate
+the brightest cell. The scatter's points keep each output's real score.
 """
 
 from __future__ import annotations
@@ -40,8 +46,20 @@ class ReportProblem(ValueError):
         self.field = field
 
 
+def orientation(metric: str) -> float:
+    """−1 for an error rate (lower is better), whose figures are those of its negation; else 1."""
+    return -1.0 if metric in LOWER_IS_BETTER else 1.0
+
+
+def oriented_records(metric: str, rows: list[Record]) -> list[Record]:
+    """The metric's records as "higher is better": an error rate's scores negated."""
+    if orientation(metric) > 0:
+        return rows
+    return [(system, input_id, -score) for system, input_id, score in rows]
+
+
 def metric_records(evaluation: TextEvaluation) -> dict[str, list[Record]]:
-    """Each computed metric's (system, input, score) of every output."""
+    """Each computed metric's (system, input, score) of every output, as stored (TER and WER raw)."""
     records: dict[str, list[Record]] = {metric: [] for metric in evaluation.metrics}
     for system, input_id, scores in evaluation.outputs.values_list("system_id", "input_id", "scores"):
         for metric in evaluation.metrics:
@@ -87,7 +105,8 @@ def report_inputs(
 REMEMBER_SECONDS = 24 * 3600
 # Part of every key: raise it when a report's contents change, so no older one is served.
 # 2: the minimums' reasons (a correlation on too few points, Williams' test on too few systems).
-REPORT_VERSION = 2
+# 3: error rates' figures negated (see the module's docstring).
+REPORT_VERSION = 3
 
 
 def remembered(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, kind: str, compute, *params):
@@ -102,12 +121,13 @@ def remembered(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, kind: 
 
 
 def correlation_matrix(evaluation: TextEvaluation, level: str = "system", method: str = "kendall") -> dict:
-    """``{"metrics", "dimensions", "cells": {metric: {dimension: {"value", "n", "reason",
+    """``{"metrics", "negated", "dimensions", "cells": {metric: {dimension: {"value", "n", "reason",
     "accuracy", "accuracy_reason"}}}, "snapshot", "reasons"}``: the correlation at ``level`` by
     ``method`` of every metric with every dimension (no interval: ``scatter`` gives one pair's), and
-    each pair's pairwise system-ranking accuracy (for TER and WER, lower is better, so their sign is
-    flipped for the accuracy). Below its minimum a value is None and its reason says why;
-    ``reasons`` lists them once each, for the page."""
+    each pair's pairwise system-ranking accuracy; for the metrics in ``negated`` (TER and WER: lower
+    is better) both are those of the negated metric, so higher means closer agreement on every row.
+    Below its minimum a value is None and its reason says why; ``reasons`` lists them once each, for
+    the page."""
     if level not in LEVELS or method not in METHODS:
         field = "level" if level not in LEVELS else "method"
         raise ReportProblem(
@@ -122,9 +142,9 @@ def correlation_matrix(evaluation: TextEvaluation, level: str = "system", method
 def _matrix(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, level: str, method: str) -> dict:
     metrics, humans = report_inputs(evaluation, snapshot)
     cells: dict[str, dict[str, dict]] = {}
-    for metric, metric_rows in metrics.items():
-        sign = -1.0 if metric in LOWER_IS_BETTER else 1.0
-        metric_means = {s: sign * v for s, v in system_means(metric_rows).items()}
+    for metric, raw_rows in metrics.items():
+        metric_rows = oriented_records(metric, raw_rows)
+        metric_means = system_means(metric_rows)
         for dimension, human_rows in humans.items():
             pairs = paired(metric_rows, human_rows)
             size = _size(pairs, level)
@@ -145,6 +165,7 @@ def _matrix(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, level: st
         "level": level,
         "method": method,
         "metrics": list(metrics),
+        "negated": [metric for metric in metrics if orientation(metric) < 0],
         "dimensions": list(humans),
         "cells": cells,
         "reasons": sorted(reason for reason in reasons if reason),
@@ -166,9 +187,10 @@ def scatter(
     resamples: int = SCATTER_RESAMPLES,
 ) -> dict:
     """One metric against one dimension: the points at ``level`` (per system: the means; otherwise
-    every output), every method's correlation at every level with a bootstrap interval over inputs,
-    and Williams' test of this metric against each other one on this dimension (system level;
-    TER's and WER's signs flipped, as lower is better)."""
+    every output; the metric's real scores), every method's correlation at every level with a
+    bootstrap interval over inputs, and Williams' test of this metric against each other one on
+    this dimension (system level). ``negated``: the correlations and tests are of the negated
+    metric (TER and WER, lower is better), as in ``correlation_matrix``."""
     snapshot = newest_snapshot(evaluation)
     return remembered(
         evaluation,
@@ -204,15 +226,13 @@ def _scatter(
         ]
     else:
         points = [{"label": f"{s} / {i}", "x": m, "y": h} for (s, i), (m, h) in sorted(pairs.items())]
-    found = correlations(metrics[metric], humans[dimension], resamples=resamples)
+    found = correlations(oriented_records(metric, metrics[metric]), humans[dimension], resamples=resamples)
     human_means = system_means(humans[dimension])
-    signed = {  # error rates flipped, so "correlates better" means the same for every metric
-        name: {s: (-v if name in LOWER_IS_BETTER else v) for s, v in system_means(rows).items()}
-        for name, rows in metrics.items()
-    }
+    signed = {name: system_means(oriented_records(name, rows)) for name, rows in metrics.items()}
     williams = williams_tests(metric, signed, human_means, SYSTEMS_FOR_WILLIAMS)
     return {
         "metric": metric,
+        "negated": orientation(metric) < 0,
         "dimension": dimension,
         "level": level,
         "points": points,

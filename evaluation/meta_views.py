@@ -82,6 +82,8 @@ def meta_evaluation_page(request: AuthenticatedHttpRequest, project_id: int) -> 
 
 
 def heat_rows(matrix: dict) -> list[dict]:
+    """The heat map's rows: each metric's cells with their colours (an error rate's values are
+    already those of its negation, so brighter means closer to the raters on every row)."""
     rows = []
     for metric in matrix["metrics"]:
         cells = []
@@ -89,7 +91,7 @@ def heat_rows(matrix: dict) -> list[dict]:
             cell = matrix["cells"][metric][dimension]
             background, text = heat_colours(cell["value"])
             cells.append({**cell, "dimension": dimension, "background": background, "text": text})
-        rows.append({"metric": metric, "cells": cells})
+        rows.append({"metric": metric, "negated": metric in matrix["negated"], "cells": cells})
     return rows
 
 
@@ -113,5 +115,8 @@ def scatter_image(request: AuthenticatedHttpRequest, project_id: int, fmt: str) 
         )  # no ratings yet
     points = [(p["label"], p["x"], p["y"]) for p in pair["points"]]
     y_label = f"{pair['dimension']} (mean rating)"
-    figure = scatter_figure(points, metric, y_label, labelled=level == "system")
+    # An error rate's axis runs from high to low, so that "better" is to the right for every
+    # metric and the slope has the sign of the (negated metric's) correlation beside it.
+    x_label = f"{metric} (lower is better: axis reversed)" if pair["negated"] else metric
+    figure = scatter_figure(points, x_label, y_label, labelled=level == "system", reverse_x=pair["negated"])
     return HttpResponse(render_figure(figure, fmt), content_type=IMAGE_TYPES[fmt])

@@ -86,17 +86,36 @@ class ImportSerializer(StrictSerializer):
         default=list,
         help_text="Reference texts per input (one or several), which text evaluations score outputs against.",
     )
+    trec_topics = serializers.CharField(
+        required=False,
+        default="",
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="The text of a TREC topic file (`<top> <num> Number: 301 <title> … <desc> Description: … "
+        '<narr> Narrative: … </top>`, or the XML `<topic number="1"><query>…</query>…</topic>`): its topics '
+        "are imported beside `topics`, the narrative after the description. Errors name the line.",
+    )
+    qrels = serializers.CharField(
+        required=False,
+        default="",
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="The text of a TREC qrels file (`topic iter docno rel`): the collection's own relevance "
+        "judgements, stored as external qrels named `qrels_name` (the runs are scored against them and the "
+        "crowd compared with them). Its topics must be the project's or this import's.",
+    )
+    qrels_name = serializers.CharField(
+        required=False, default="reference", max_length=200, help_text="The name the qrels are kept under."
+    )
 
     def validate(self, attrs):
-        if not any(
-            attrs.get(key)
-            for key in ("topics", "documents", "runs", "items", "gold", "qualification", "references")
-        ):
+        keys = ("topics", "documents", "runs", "items", "gold", "qualification", "references", "trec_topics")
+        if not any(attrs.get(key) for key in (*keys, "qrels")):
             raise serializers.ValidationError(
                 {
                     "non_field_errors": [
-                        "nothing to import: give topics, documents, runs, items, gold, qualification "
-                        "or references"
+                        "nothing to import: give topics (or trec_topics), documents, runs, items, gold, "
+                        "qualification, references or qrels"
                     ]
                 }
             )
@@ -113,5 +132,6 @@ class ImportSummarySerializer(serializers.Serializer):
     qualification_created = serializers.IntegerField()
     attention_checks_created = serializers.IntegerField()
     references_created = serializers.IntegerField()
+    qrels_created = serializers.IntegerField()
     dry_run = serializers.BooleanField()
     judging_order = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation import inputs
 from annotation.coverage import project_coverage
-from annotation.models import Membership, Project, Task
+from annotation.models import Judgement, Membership, Project, Task
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from annotation.progress import dashboard_charts, project_progress_figures
 from annotation.quality_control import attention_results
@@ -56,13 +56,26 @@ WEIGHTS_NOTES = {"linear": "Linearly weighted kappa.", "quadratic": "Quadratical
 
 def annotator_rows(project: Project) -> list[dict]:
     """The project page's annotator table: ``annotator_table`` (volume, gold accuracy, agreement
-    with the ground truth, flags) plus membership (for qualification and blocking) and, for
-    rating projects, attention-check results."""
+    with the ground truth, flags) plus membership (for qualification and blocking), for rating
+    projects attention-check results, and ``answered``: every task the annotator answered (items,
+    gold items, attention checks), the count their judging page shows them ("You have judged 12
+    items"), which cannot leave gold items out without telling annotators which those were."""
     members = {member.annotator_id: member for member in Membership.objects.filter(project=project)}
     attention = attention_results(project) if project.is_rating else {}
+    answered = dict(
+        Judgement.objects.filter(project=project)
+        .order_by()
+        .values_list("annotator_id")
+        .annotate(n=Count("id"))
+        .values_list("annotator_id", "n")
+    )
     return [
         row
-        | {"membership": members.get(row["annotator_id"]), "attention": attention.get(row["annotator_id"])}
+        | {
+            "membership": members.get(row["annotator_id"]),
+            "attention": attention.get(row["annotator_id"]),
+            "answered": answered.get(row["annotator_id"], 0),
+        }
         for row in annotator_table(project)
     ]
 
@@ -102,21 +115,31 @@ def project_detail(request: AuthenticatedHttpRequest, project_id: int) -> HttpRe
 @login_required
 @require_http_methods(["GET", "POST"])
 def project_import(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
-    """Import topics, documents, runs, items, gold and qualification questions from a JSON file.
+    """Import topics, documents, runs, items, gold and qualification questions from a JSON file,
+    and topics and reference qrels from TREC files.
 
-    The file has the same shape as the import API's body and goes through the same flow
-    (``collection.import_from_body``). All or nothing: on any error the page lists each problem
-    with its field and line, and nothing is stored.
+    The JSON has the same shape as the import API's body; a TREC topic file and a qrels file (each
+    uploaded or pasted) become its ``trec_topics`` and ``qrels``; the whole goes through the same
+    flow (``collection.import_from_body``). All or nothing: on any error the page lists each
+    problem with its field and line, and nothing is stored; pasted texts stay in their boxes.
     """
     project = owned_project(request.user, project_id)
     errors: list[str] = []
-    pasted = ""
+    pasted: dict[str, str] = {}
+    uploaded = False
     if request.method == "POST":
-        upload = request.FILES.get("file")
-        text = upload.read().decode("utf-8", errors="replace") if upload else request.POST.get("body", "")
-        pasted = "" if upload else text  # shown again on an error, to be corrected rather than retyped
+        parts = {}
+        for key, file_key in IMPORT_PARTS:
+            upload = request.FILES.get(file_key)
+            uploaded = uploaded or upload is not None
+            parts[key] = (
+                upload.read().decode("utf-8", errors="replace") if upload else request.POST.get(key, "")
+            )
+            if upload is None:
+                pasted[key] = parts[key]  # shown again on an error, to be corrected rather than retyped
         try:
-            summary = import_from_body(project, inputs.loads(text))
+            body = page_import_body(parts, request.POST.get("qrels_name", ""))
+            summary = import_from_body(project, body)
         except json.JSONDecodeError as error:
             errors = [f"line {error.lineno}, column {error.colno}: not valid JSON ({error.msg})"]
         except inputs.InputError as error:
@@ -132,12 +155,36 @@ def project_import(request: AuthenticatedHttpRequest, project_id: int) -> HttpRe
         {
             "project": project,
             "errors": errors,
-            "pasted": pasted,
-            "uploaded": bool(errors) and not pasted,
+            "pasted": pasted.get("body", ""),
+            "pasted_topics": pasted.get("trec_topics", ""),
+            "pasted_qrels": pasted.get("qrels", ""),
+            "qrels_name": request.POST.get("qrels_name", "") or "reference",
+            "uploaded": bool(errors) and uploaded,
             "example": example_json(project.type, project.config or {}),
             "other_examples": other_examples(project.task_type),
         },
     )
+
+
+# The Import page's parts: (the body's key, or "body" for the JSON itself; the file input's name).
+IMPORT_PARTS = (("body", "file"), ("trec_topics", "topics_file"), ("qrels", "qrels_file"))
+
+
+def page_import_body(parts: dict[str, str], qrels_name: str) -> dict:
+    """The import body the Import page's parts make: the JSON (if any) with the TREC topic file
+    and qrels file as its ``trec_topics`` and ``qrels``. A part given both in the JSON and as a
+    file is refused rather than one of them dropped."""
+    body = inputs.loads(parts["body"]) if parts["body"].strip() else {}
+    if not isinstance(body, dict):
+        raise ImportFailed([("", "the JSON must be one object with topics, documents, runs, items …")])
+    for key in ("trec_topics", "qrels"):
+        if parts[key].strip():
+            if body.get(key):
+                raise ImportFailed([(key, "given both in the JSON and as a file: keep one")])
+            body[key] = parts[key]
+    if body.get("qrels") and qrels_name.strip() and "qrels_name" not in body:
+        body["qrels_name"] = qrels_name.strip()
+    return body
 
 
 class BadRequest(Exception):

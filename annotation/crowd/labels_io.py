@@ -1,5 +1,13 @@
 """Stream crowd labels (``item,annotator,label``, or ``item,worker,label`` as crowd-kit names the
-columns) and gold (``item,label`` or ``item,gold``) from CSV."""
+columns, or the judgements CSV the app downloads) and gold (``item,label`` or ``item,gold``) from CSV.
+
+The app's judgements CSV (a project page's *CSV* link, ``GET /api/projects/<id>/judgements/?as=csv``)
+is read as labels too: an item is a ``task_id`` (what the app's ground truth votes on; its topic and
+documents are in ``app_item_names``), the annotator the ``annotator`` column, the label the
+``label`` column, for the rows of items and gold items (qualification answers and attention checks,
+which repeat or degrade an item, are no votes on one). With ``?versions=all`` a corrected judgement
+has a line per version: ``duplicates="newest"`` keeps the last, as the app does.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +28,84 @@ class LabelFileError(ValueError):
 
 class DuplicateLineError(LabelFileError):
     """An (item, annotator) labelled on two lines under the ``refuse`` rule; names both lines."""
+
+
+# annotation.downloads.JUDGEMENT_COLUMNS written out: this package imports no Django (a test checks).
+APP_JUDGEMENT_COLUMNS = (
+    "judgement_id", "task_id", "kind", "topic", "document", "document_b", "annotator", "label", "answer",
+    "revision", "seconds_spent", "seconds_on_task", "created_at", "updated_at",
+)  # fmt: skip
+# The kinds of task whose judgements are votes on an item (gold items' answers weigh annotators).
+APP_VOTING_KINDS = frozenset({"item", "gold"})
+# annotation.inputs.spreadsheet_safe prefixes a cell starting with one of these with a quote.
+_ESCAPED_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def is_app_judgements(path: str | Path) -> bool:
+    """Whether the file is the app's judgements CSV (by its header)."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        header = next(csv.reader(handle), None) or []
+    return tuple(name.strip() for name in header[:3]) == APP_JUDGEMENT_COLUMNS[:3]
+
+
+def _unescaped(cell: str) -> str:
+    """A cell as it was before ``spreadsheet_safe`` quoted it."""
+    return cell[1:] if cell[:1] == "'" and cell[1:2] in _ESCAPED_STARTS else cell
+
+
+def _app_rows(path: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
+    """The voting rows of the app's judgements CSV, with their line numbers."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.reader(handle)
+        header = tuple(name.strip() for name in next(reader, []))
+        if header[: len(APP_JUDGEMENT_COLUMNS)] != APP_JUDGEMENT_COLUMNS:
+            raise LabelFileError(
+                f"{path}, line 1: a Cranfield judgements CSV has the header {','.join(APP_JUDGEMENT_COLUMNS)}"
+            )
+        for row in reader:
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue
+            if len(row) < len(APP_JUDGEMENT_COLUMNS):
+                raise LabelFileError(
+                    f"{path}, line {reader.line_num}: expected {len(APP_JUDGEMENT_COLUMNS)} fields, "
+                    f"found {len(row)}"
+                )
+            record = dict(zip(APP_JUDGEMENT_COLUMNS, (value.strip() for value in row), strict=False))
+            if record["kind"] in APP_VOTING_KINDS:
+                yield reader.line_num, record
+
+
+def read_app_judgements(path: str | Path) -> Iterator[tuple[str, str, int | float | str]]:
+    """(item, annotator, label) of every vote in the app's judgements CSV; the item is its task id."""
+    for line, record in _app_rows(path):
+        if not record["label"]:
+            raise LabelFileError(
+                f"{path}, line {line}, field 'label': empty (the answer is {record['answer'][:60]}): labels "
+                "come from binary, graded and pairwise projects; ratings and texts are not aggregated here"
+            )
+        yield record["task_id"], _unescaped(record["annotator"]), parse_label(record["label"])
+
+
+def app_item_names(path: str | Path) -> dict[str, tuple[str, str, str]]:
+    """Each item (task id) of the app's judgements CSV as (topic, document, document_b)."""
+    return {
+        record["task_id"]: (
+            _unescaped(record["topic"]),
+            _unescaped(record["document"]),
+            _unescaped(record["document_b"]),
+        )
+        for _, record in _app_rows(path)
+    }
+
+
+def _numbered_votes(path: str | Path) -> Iterator[tuple[int, str, str]]:
+    """(line, item, annotator) of every label, in either layout: for naming a duplicate's lines."""
+    if is_app_judgements(path):
+        for line, record in _app_rows(path):
+            yield line, record["task_id"], _unescaped(record["annotator"])
+    else:
+        for line, (item, annotator, _) in _rows(path, _label_columns(path)):
+            yield line, item, annotator
 
 
 def _rows(path: str | Path, columns: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
@@ -95,7 +181,7 @@ def _duplicate_lines(path: str | Path, error: DuplicateLabelError) -> DuplicateL
     this error path only, to find them)."""
     lines = [
         line
-        for line, (item, annotator, _) in _rows(path, _label_columns(path))
+        for line, item, annotator in _numbered_votes(path)
         if item == error.item and annotator == error.annotator
     ]
     first, second = [*lines, None, None][:2]
@@ -108,6 +194,8 @@ def _duplicate_lines(path: str | Path, error: DuplicateLabelError) -> DuplicateL
 
 
 def _read_label_columns(path: str | Path, chunk_rows: int, duplicates: str) -> Encoded:
+    if is_app_judgements(path):
+        return _encode_rows(read_app_judgements(path), duplicates=duplicates)
     columns = _label_columns(path)
     with open(path, newline="", encoding="utf-8") as handle:
         header = next(csv.reader(handle), None)

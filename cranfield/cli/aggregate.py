@@ -1,7 +1,9 @@
-"""``cranfield aggregate``: one label per item from an ``item,annotator,label`` CSV file, as CSV.
+"""``cranfield aggregate``: one label per item from an ``item,annotator,label`` CSV file (or the
+judgements CSV the app downloads), as CSV.
 
 The file is read in chunks into integer codes (``labels_io.read_label_columns``), so files of millions
-of rows never exist as Python objects; a bad row stops the command with its line number.
+of rows never exist as Python objects; a bad row stops the command with its line number. From the
+app's judgements CSV an item is its task id, and the output names its topic and documents too.
 """
 
 from __future__ import annotations
@@ -40,7 +42,11 @@ def register(subparsers) -> None:
         help="one label per item from a labels CSV, as CSV item,label,confidence",
         description="Aggregate crowd labels into one label per item with a confidence in [0, 1].",
     )
-    aggregate.add_argument("labels", help="CSV with header item,annotator,label")
+    aggregate.add_argument(
+        "labels",
+        help="CSV with header item,annotator,label (or item,worker,label), or a project's judgements CSV as "
+        "the app downloads it (items are its task ids)",
+    )
     aggregate.add_argument(
         "--method",
         choices=METHODS,
@@ -68,7 +74,13 @@ def register(subparsers) -> None:
 
 
 def run_aggregate(args: argparse.Namespace) -> int:
-    from annotation.crowd.labels_io import LabelFileError, read_gold, read_label_columns
+    from annotation.crowd.labels_io import (
+        LabelFileError,
+        app_item_names,
+        is_app_judgements,
+        read_gold,
+        read_label_columns,
+    )
     from annotation.crowd.methods import aggregate_by_name
 
     if args.method in GOLD_METHODS and not args.gold:
@@ -80,6 +92,7 @@ def run_aggregate(args: argparse.Namespace) -> int:
     try:
         data = read_label_columns(args.labels, duplicates=args.duplicates)
         gold = read_gold(args.gold) if args.gold else {}
+        names = app_item_names(args.labels) if is_app_judgements(args.labels) else None
     except (LabelFileError, OSError) as error:
         raise CommandError(error) from error
     if len(data) == 0:
@@ -89,10 +102,20 @@ def run_aggregate(args: argparse.Namespace) -> int:
     except ValueError as error:  # e.g. M-MSR's skills cannot be estimated on these labels
         raise CommandError(error) from error
     writer = csv.writer(sys.stdout, lineterminator="\n")
-    writer.writerow(["item", "label", "confidence"])
-    writer.writerows((item, label, f"{result.confidence[item]:.6f}") for item, label in result.labels.items())
     if result.ties:
         notice("aggregate", describe_ties(result.ties, result.tie_breaks))
+    if names is None:
+        writer.writerow(["item", "label", "confidence"])
+        writer.writerows(
+            (item, label, f"{result.confidence[item]:.6f}") for item, label in result.labels.items()
+        )
+        return 0
+    # The app's items are task ids: their topic and documents say which pair each is.
+    writer.writerow(["item", "topic", "document", "document_b", "label", "confidence"])
+    writer.writerows(
+        (item, *names[str(item)], label, f"{result.confidence[item]:.6f}")
+        for item, label in result.labels.items()
+    )
     return 0
 
 

@@ -71,22 +71,21 @@ def run_bleu(args: argparse.Namespace) -> int:
             {"id": p.id, "bleu": score.score, "signature": score.signature}
             for p, score in zip(pairs, sentence_scores, strict=True)
         ]
-        if len({len(refs) for refs in references}) == 1:
-            bleu = corpus_bleu(predictions, references, **options)
-            chrf = corpus_chrf(predictions, references)
-            ter = corpus_ter(predictions, references)
-            aggregate = {
-                "bleu": bleu.score,
-                "precisions": bleu.precisions,
-                "brevity_penalty": bleu.brevity_penalty,
-                "signature": bleu.signature,
-                "chrf": chrf.score,
-                "chrf_signature": chrf.signature,
-                "ter": ter.score,
-                "ter_signature": ter.signature,
-            }
-        else:
-            aggregate = {"note": "corpus scores need the same number of references on every line"}
+        # Items may have different numbers of references: each is scored against its own (the
+        # signatures then say nrefs:var), as sacrebleu does with its reference streams padded.
+        bleu = corpus_bleu(predictions, references, **options)
+        chrf = corpus_chrf(predictions, references)
+        ter = corpus_ter(predictions, references)
+        aggregate = {
+            "bleu": bleu.score,
+            "precisions": bleu.precisions,
+            "brevity_penalty": bleu.brevity_penalty,
+            "signature": bleu.signature,
+            "chrf": chrf.score,
+            "chrf_signature": chrf.signature,
+            "ter": ter.score,
+            "ter_signature": ter.signature,
+        }
     except (RuntimeError, ImportError) as error:  # a tokeniser whose extra dependencies are missing
         raise CommandError(error) from error
     json.dump({"items": items, "aggregate": aggregate}, sys.stdout, indent=2)

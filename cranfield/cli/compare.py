@@ -39,7 +39,7 @@ def register(subparsers) -> None:
         dest="measures",
         action="append",
         metavar="MEASURE",
-        help="default: map, P.10, ndcg (first is tested)",
+        help="default: map, P.10, ndcg (first is tested); also ndcg_cut_10 or nDCG@10, P@10, AP",
     )
     parser.add_argument("--test", choices=TESTS, default="t", help="paired test (default: t)")
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm", help="default: holm")
@@ -51,6 +51,7 @@ def register(subparsers) -> None:
 
 def run_compare(args: argparse.Namespace) -> int:
     from evaluation.metrics.leaderboard import against_best, significance_reason
+    from evaluation.metrics.measure_names import trec_eval_specs
     from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
     from evaluation.metrics.trec_measures import (
         PER_TOPIC_ONLY,
@@ -61,7 +62,7 @@ def run_compare(args: argparse.Namespace) -> int:
     )
 
     try:
-        measures = parse_measures(args.measures or ["map", "P.10", "ndcg"])
+        measures = parse_measures(trec_eval_specs(args.measures or ["map", "P.10", "ndcg"]))
         measures = [measure for measure in measures if measure.family not in PER_TOPIC_ONLY]
         if not measures:
             raise MeasureError("relstring is a string per topic, not a score: nothing to compare")

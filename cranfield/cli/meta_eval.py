@@ -31,6 +31,15 @@ def register(subparsers) -> None:
     )
     parser.add_argument("human", help="CSV: system,input,value — the human scores")
     parser.add_argument("metrics", nargs="+", metavar="METRIC", help="CSV: system,input,value — a metric")
+    parser.add_argument(
+        "--lower-is-better",
+        action="append",
+        default=[],
+        metavar="METRIC",
+        help="a METRIC file of an error rate (TER, WER): its figures are those of its negated scores, so "
+        "that a higher correlation means closer agreement for every metric, as the app's Metrics vs humans "
+        "shows them (repeatable)",
+    )
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -68,8 +77,17 @@ def run_meta_eval(args: argparse.Namespace) -> int:
 
     if args.resamples < 0:
         raise CommandError(f"--resamples must be >= 0, got {args.resamples}")
+    unknown = [path for path in args.lower_is_better if path not in args.metrics]
+    if unknown:
+        raise CommandError(f"--lower-is-better: {unknown[0]} is not one of the METRIC files")
     human = read_scores(args.human)
-    metrics = {path: read_scores(path) for path in args.metrics}
+    # Error rates negated, as evaluation.meta_report orients them: higher means closer to the humans.
+    metrics = {
+        path: [(s, i, -v) for s, i, v in read_scores(path)]
+        if path in args.lower_is_better
+        else read_scores(path)
+        for path in args.metrics
+    }
     human_means = meta.system_means(human)
     report: dict[str, dict] = {}
     for path, scores in metrics.items():
@@ -81,6 +99,7 @@ def run_meta_eval(args: argparse.Namespace) -> int:
             "correlations": [{key: finite(value) for key, value in vars(row).items()} for row in rows],
             "pairwise_accuracy": accuracy,
             "pairwise_accuracy_reason": accuracy_reason,
+            "negated": path in args.lower_is_better,
         }
     means = {path: meta.system_means(scores) for path, scores in metrics.items()}
     williams = meta.williams_tests(next(iter(metrics)), means, human_means) if len(metrics) > 1 else None
@@ -98,7 +117,8 @@ def run_meta_eval(args: argparse.Namespace) -> int:
     for path, result in report.items():
         accuracy = result["pairwise_accuracy"]
         shown = f"{accuracy:.4f}" if accuracy is not None else f"none, {result['pairwise_accuracy_reason']}"
-        print(f"{path}   pairwise system-ranking accuracy {shown}")
+        name = f"-{path} (negated: lower is better)" if result["negated"] else path
+        print(f"{name}   pairwise system-ranking accuracy {shown}")
         for row in result["correlations"]:
             if row["value"] is None:
                 why = row["reason"] or "undefined (a constant side)"

@@ -17,16 +17,23 @@ def register(subparsers) -> None:
         help="draw P-R, ROC, DET, Q-Q or per-topic plots of runs against qrels (PNG or SVG)",
         description="Draw a plot of one or more runs against a qrels file. pr: mean interpolated "
         "precision at the 11 recall points (trec_eval's iprec_at_recall); roc, det: each run's scores of "
-        "the documents it retrieved that the qrels judge, against binary relevance (qrels value >= -l); "
+        "the documents it retrieved that the qrels judge, against binary relevance (qrels value >= -l), "
+        "a curve per topic averaged vertically (AUC: the topics' mean; scores of different topics are "
+        "never compared; near 0.5 for a run judged only in its own top ranks, as in a pooled campaign); "
         "qq: the per-topic differences RUN1 - RUN2 on a measure against the fitted normal (is the paired "
-        "t-test's assumption fair?); per-topic: each run's score per topic, hardest topic first. Every run "
-        "is scored on every qrels topic (trec_eval -c), so per-topic values pair up across runs.",
+        "t-test's assumption fair?); per-topic: a panel per run, a bar per topic, hardest topic first. "
+        "Every run is scored on every qrels topic (trec_eval -c), so per-topic values pair up across runs.",
     )
     parser.add_argument("kind", choices=KINDS)
     parser.add_argument("qrels", help="qrels file: qid iter docno rel")
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run file(s); qq takes exactly two")
     parser.add_argument("-o", dest="output", required=True, help="the image to write: a .png or .svg name")
-    parser.add_argument("-m", dest="measure", default="map", help="qq and per-topic: trec_eval measure (map)")
+    parser.add_argument(
+        "-m",
+        dest="measure",
+        default="map",
+        help="qq and per-topic: one measure, map (default), ndcg_cut_10, nDCG@10 …",
+    )
     parser.add_argument("-l", dest="relevance_level", type=int, default=1, help="lowest relevant qrels value")
     parser.add_argument(
         "--trec-eval-version",
@@ -39,6 +46,7 @@ def register(subparsers) -> None:
 
 def run_plot(args: argparse.Namespace) -> int:
     from evaluation.metrics import plotting
+    from evaluation.metrics.measure_names import trec_eval_name
     from evaluation.metrics.trec_io import TrecFormatError, read_qrels
     from evaluation.metrics.trec_measures import MeasureError
 
@@ -48,6 +56,7 @@ def run_plot(args: argparse.Namespace) -> int:
     if args.kind == "qq" and len(args.runs) != 2:
         raise CommandError(f"qq compares two runs, got {len(args.runs)}")
     try:
+        args.measure = trec_eval_name(args.measure)  # nDCG@10 is drawn and titled as ndcg_cut_10
         qrels = read_qrels(args.qrels)
         runs = read_runs(args.runs)
         figure = FIGURES[args.kind](qrels, runs, args)
@@ -113,18 +122,18 @@ def precision_recall(qrels, runs: dict, args: argparse.Namespace):
 def binary_curves(qrels, runs: dict, args: argparse.Namespace):
     from evaluation.metrics import curves, plot_data, plotting
 
-    data = {}
+    averaged = {}
     for name, run in runs.items():
-        scores, labels = plot_data.judged_scores(qrels, run, args.relevance_level)
-        if not plot_data.both_classes(labels):
+        by_topic = plot_data.judged_scores_by_topic(qrels, run, args.relevance_level)
+        if not plot_data.topics_with_both_classes(by_topic):
             raise CommandError(
-                f"{name}: {sum(labels)} relevant and {len(labels) - sum(labels)} non-relevant judged "
-                "documents retrieved; ROC and DET need at least one of each"
+                f"{name}: no topic where it retrieved both a relevant and a non-relevant judged document; "
+                "ROC and DET need one of each, per topic"
             )
-        data[name] = (scores, labels)
+        averaged[name] = curves.topic_averaged_roc(by_topic.values())
     if args.kind == "roc":
-        return plotting.roc_figure({name: curves.roc_curve(*pair) for name, pair in data.items()})
-    return plotting.det_figure({name: curves.det_curve(*pair) for name, pair in data.items()})
+        return plotting.roc_figure(averaged)
+    return plotting.det_figure({name: curves.averaged_det_curve(curve) for name, curve in averaged.items()})
 
 
 def differences_qq(qrels, runs: dict, args: argparse.Namespace):

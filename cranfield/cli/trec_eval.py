@@ -26,7 +26,8 @@ def register(subparsers) -> None:
         dest="measures",
         action="append",
         metavar="MEASURE",
-        help="measure or set: official (default), all_trec, map, P.5,10, ndcg_cut.10 … (repeatable)",
+        help="measure or set: official (default), all_trec, map, P.5,10, ndcg_cut.10 … (repeatable); "
+        "a name as trec_eval prints it (ndcg_cut_10) or as ir_measures writes it (nDCG@10, P@10, AP) too",
     )
     parser.add_argument("-l", dest="relevance_level", type=int, default=1, help="lowest relevant qrels value")
     parser.add_argument("-c", dest="complete", action="store_true", help="average over every qrels topic")
@@ -56,10 +57,13 @@ def positive_integer(text: str) -> int:
 
 
 def run_trec_eval(args: argparse.Namespace) -> int:
+    from evaluation.metrics.measure_names import trec_eval_specs
     from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run_columns
     from evaluation.metrics.trec_measures import MeasureError, aggregate, evaluate, parse_measures
 
     try:
+        # Printed and ir_measures names as trec_eval's own -m arguments (print_layout reads them too).
+        args.measures = trec_eval_specs(args.measures) if args.measures else None
         measures = parse_measures(args.measures)
         qrels = read_qrels(args.qrels)
         run, tag = read_run_columns(args.run)

@@ -17,6 +17,7 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 # The spread of a simulated annotator's time per judgement: log-normal around its median, so most
 # judgements take between 0.5 and 2 times the median (σ = 0.35 puts 95 % inside that range).
@@ -100,7 +101,17 @@ def simulate_judgements(
     return judgements
 
 
-def submission_times(judgements: Sequence[SimulatedJudgement], end: float) -> list[float]:
+class Timed(Protocol):
+    """A simulated answer: who gave it and how long it took (a judgement, a rating)."""
+
+    @property
+    def annotator(self) -> str: ...
+
+    @property
+    def seconds(self) -> float: ...
+
+
+def submission_times(judgements: Sequence[Timed], end: float) -> list[float]:
     """When each judgement was submitted, on the clock of ``end``, had each annotator worked
     through theirs in the order given, back to back (each judgement's seconds, then
     ``PAUSE_SECONDS``), all finishing at ``end``: the demo's crowd then worked over the past hours,

@@ -29,10 +29,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .simulate import SECONDS_LOG_SPREAD
+
 DEMO_TEXT_PROJECT_NAME = "Cranfield demo: summaries rated"
 DEMO_TEXT_INPUTS = 40
 DEMO_TEXT_DIMENSIONS = ("informativeness", "fluency")
 DEMO_TEXT_SCALE = (1, 5)
+# What the ends and the middle of the scale mean, shown on the scale (the instructions say the same).
+DEMO_TEXT_ANCHORS = {"1": "very poor", "3": "fair", "5": "excellent"}
 DEMO_TEXT_SEED = 1400
 SYSTEMS = ("lead-words", "lead-sentence", "random-sentence", "keywords")
 LEAD_WORDS = 15
@@ -42,6 +46,8 @@ FLUENCY = {"lead-words": 2.8, "lead-sentence": 4.4, "random-sentence": 4.2, "key
 # Raters: (name, bias added to every score, spread of their noise). The names are the demo's
 # simulated accounts, which cannot log in.
 RATERS = (("simulated-1", 0.0, 0.5), ("simulated-2", 0.4, 0.7), ("simulated-3", -0.4, 0.9))
+# Each rater's typical time per output (two dimensions of a one-line summary, its abstract read).
+RATER_MEDIAN_SECONDS = {"simulated-1": 45.0, "simulated-2": 30.0, "simulated-3": 25.0}
 # Words too common to say what an abstract is about (written here; not any toolkit's list).
 _STOP_WORDS_TEXT = """
 a about above after again all also an and any are as at be been before being below between both but
@@ -73,6 +79,11 @@ class Rating:
     input: str
     rater: str
     scores: dict[str, int]
+    seconds: float = 0.0  # the time the rater took (log-normal around their median)
+
+    @property
+    def annotator(self) -> str:  # ``simulate.submission_times`` reads who answered by this name
+        return self.rater
 
 
 def sentences(text: str) -> list[str]:
@@ -131,6 +142,7 @@ def simulate_ratings(
 ) -> list[Rating]:
     """Every rater's scores of every output (see the module docstring)."""
     rng = random.Random(seed)
+    pace = random.Random(seed + 1)  # apart from the scores' draws, which stay as they were
     key_words = top_words(inputs, 10)
     low, high = DEMO_TEXT_SCALE
     ratings = []
@@ -149,5 +161,6 @@ def simulate_ratings(
                 dimension: max(low, min(high, round(value + bias + rng.gauss(0.0, spread))))
                 for dimension, value in latent.items()
             }
-            ratings.append(Rating(output.system, output.input, rater, scores))
+            seconds = RATER_MEDIAN_SECONDS[rater] * math.exp(pace.gauss(0.0, SECONDS_LOG_SPREAD))
+            ratings.append(Rating(output.system, output.input, rater, scores, round(seconds, 1)))
     return ratings

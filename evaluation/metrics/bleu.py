@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import sacrebleu
 
@@ -24,11 +25,18 @@ class SacrebleuScore:
 
 
 def _references_by_position(references: Sequence[Sequence[str]]) -> list[list[str]]:
-    """sacrebleu wants one list per reference *position*; we take one list of references per item."""
-    counts = {len(refs) for refs in references}
-    if len(counts) != 1 or 0 in counts:
-        raise ValueError("every item needs the same, non-zero number of references for corpus scores")
-    return [list(position) for position in zip(*references, strict=True)]
+    """sacrebleu wants one list per reference *position*; we take one list of references per item.
+
+    Items with fewer references than the most are padded with None, which sacrebleu reads as "no
+    reference here" (``Metric._cache_references`` drops them per segment; its signature then says
+    ``nrefs:var``): each item is scored against its own references, and the corpus statistics are
+    the sums of the items' (a blank string would instead be a reference of no words)."""
+    if not references or any(len(refs) == 0 for refs in references):
+        raise ValueError("every item needs at least one reference for corpus scores")
+    most = max(len(refs) for refs in references)
+    padded = [[*refs, *([None] * (most - len(refs)))] for refs in references]
+    # sacrebleu's type hints leave out the None its docstring and code accept.
+    return cast("list[list[str]]", [list(position) for position in zip(*padded, strict=True)])
 
 
 def corpus_bleu(

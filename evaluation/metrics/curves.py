@@ -1,9 +1,11 @@
 """Curves: interpolated precision-recall from a ranking; ROC (with AUC) and DET from scored outputs
-against binary ground truth; Q-Q points.
+against binary ground truth, and averaged over topics; Q-Q points.
 
-ROC: Fawcett (2006), "An introduction to ROC analysis". DET: Martin et al. (1997), miss rate against
-false-alarm rate on normal-deviate (probit) axes. Q-Q: Wilk & Gnanadesikan (1968); the one-sample
-version uses statsmodels' ProbPlot. Functions return data; ``plotting`` draws it.
+ROC: Fawcett (2006), "An introduction to ROC analysis"; over topics, his vertical averaging (§8.1):
+the mean true-positive rate at fixed false-positive rates, and the mean of the topics' AUCs. DET:
+Martin et al. (1997), miss rate against false-alarm rate on normal-deviate (probit) axes. Q-Q:
+Wilk & Gnanadesikan (1968); the one-sample version uses statsmodels' ProbPlot. Functions return
+data; ``plotting`` draws it.
 """
 
 from __future__ import annotations
@@ -106,6 +108,67 @@ def det_curve(scores: Sequence[float], labels: Sequence[int]) -> DetCurve:
     with np.errstate(divide="ignore"):
         return DetCurve(
             roc.false_positive_rate, miss, stats.norm.ppf(roc.false_positive_rate), stats.norm.ppf(miss)
+        )
+
+
+@dataclass(frozen=True)
+class AveragedRocCurve:
+    """ROC averaged vertically over topics: the mean true-positive rate at each false-positive rate
+    of a fixed grid; ``auc`` is the mean of the topics' own AUCs; ``topics`` how many were averaged."""
+
+    false_positive_rate: np.ndarray
+    true_positive_rate: np.ndarray
+    auc: float
+    topics: int
+
+
+def _averaging_grid() -> np.ndarray:
+    """False-positive rates to average at: even on ROC's linear axis, and dense in the tails, where
+    DET's probit axis spreads them out (0.1 % to 99.9 %)."""
+    return np.unique(np.r_[np.linspace(0.0, 1.0, 201), stats.norm.cdf(np.linspace(-3.1, 3.1, 125))])
+
+
+def true_positive_rate_at(curve: RocCurve, false_positive_rates: np.ndarray) -> np.ndarray:
+    """The ROC curve's true-positive rate at each given false-positive rate (Fawcett's TPR_FOR_FPR):
+    the highest rate reached at exactly that false-positive rate, else the straight line between
+    the points on either side (a tie of scores is a diagonal step)."""
+    fpr, tpr = curve.false_positive_rate, curve.true_positive_rate
+    last = np.searchsorted(fpr, false_positive_rates, side="right") - 1  # the last point at or left
+    following = np.minimum(last + 1, len(fpr) - 1)
+    span = fpr[following] - fpr[last]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(span > 0, (false_positive_rates - fpr[last]) / span, 0.0)
+    at_point = fpr[last] == false_positive_rates
+    return np.where(at_point, tpr[last], tpr[last] + share * (tpr[following] - tpr[last]))
+
+
+def topic_averaged_roc(per_topic: Iterable[tuple[Sequence[float], Sequence[int]]]) -> AveragedRocCurve:
+    """Vertical average (Fawcett 2006, §8.1) of the ROC curves of the topics that have both a
+    positive and a negative; the others have no curve and are left out. ValueError if none has.
+
+    Per topic, because a score means something only against the scores of the same topic: a run's
+    BM25 score of 12 may be its best document for one topic and its fortieth for another, so one
+    threshold over every topic's scores ranks topics, not documents."""
+    curves = []
+    for scores, labels in per_topic:
+        if 0 < sum(labels) < len(labels):
+            curves.append(roc_curve(scores, labels))
+    if not curves:
+        raise ValueError("no topic has both a positive and a negative")
+    grid = _averaging_grid()
+    mean_tpr = np.mean([true_positive_rate_at(curve, grid) for curve in curves], axis=0)
+    # From (0, 0), as every ROC curve: the grid's first point is the highest rate at no false positive.
+    return AveragedRocCurve(
+        np.r_[0.0, grid], np.r_[0.0, mean_tpr], float(np.mean([curve.auc for curve in curves])), len(curves)
+    )
+
+
+def averaged_det_curve(curve: AveragedRocCurve) -> DetCurve:
+    """The topic-averaged ROC as a DET curve (miss rate = 1 − the mean true-positive rate)."""
+    miss = 1.0 - curve.true_positive_rate
+    with np.errstate(divide="ignore"):
+        return DetCurve(
+            curve.false_positive_rate, miss, stats.norm.ppf(curve.false_positive_rate), stats.norm.ppf(miss)
         )
 
 

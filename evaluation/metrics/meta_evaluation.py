@@ -301,7 +301,11 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> WilliamsResult:
         raise ValueError("Williams' test needs more than three items")
     determinant = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     numerator = (r12 - r13) * math.sqrt((n - 1) * (1 + r23))
-    denominator = math.sqrt(2 * (n - 1) / (n - 3) * determinant + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3)
+    denominator = math.sqrt(
+        max(2 * (n - 1) / (n - 3) * determinant + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3, 0.0)
+    )
+    if denominator == 0:  # the two metrics are one (r23 = 1, so r12 = r13): no difference to test
+        return WilliamsResult(0.0, 0.5, n - 3)
     t = numerator / denominator
     return WilliamsResult(t, float(stats.t.sf(t, n - 3)), n - 3)
 

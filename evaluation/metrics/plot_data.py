@@ -33,22 +33,34 @@ def topic_differences(
     return topics, [float(first[topic]) - float(second[topic]) for topic in topics]
 
 
-def judged_scores(qrels: Qrels, run: Run, relevance_level: int = 1) -> tuple[list[float], list[int]]:
-    """The run's scores of the documents it retrieved that the qrels judge, with their binary label
-    (1 when the qrels value ≥ ``relevance_level``), over every topic, for ROC and DET. Unjudged
-    documents are left out rather than counted non-relevant: the curve then measures how the scores
-    separate what the assessors saw. A qrels value below 0 (unjudged in the pool) is left out too."""
-    scores: list[float] = []
-    labels: list[int] = []
+def judged_scores_by_topic(
+    qrels: Qrels, run: Run, relevance_level: int = 1
+) -> dict[str, tuple[list[float], list[int]]]:
+    """Per topic, the run's scores of the documents it retrieved that the qrels judge, with their
+    binary label (1, the positive class, when the qrels value ≥ ``relevance_level``), for ROC and
+    DET. Unjudged retrieved documents are left out rather than counted non-relevant, so the curve
+    measures how the scores separate what the assessors saw; a qrels value below 0 (unjudged in the
+    pool) is left out too; relevant documents the run did not retrieve have no score and are not
+    points (the true-positive rate is a share of the relevant documents it retrieved)."""
+    by_topic: dict[str, tuple[list[float], list[int]]] = {}
     for topic in sorted(set(qrels) & set(run)):
         judgements = qrels[topic]
+        scores: list[float] = []
+        labels: list[int] = []
         for document, score in run[topic].items():
             value = judgements.get(document)
             if value is None or value < 0:
                 continue
             scores.append(float(score))
             labels.append(int(value >= relevance_level))
-    return scores, labels
+        if scores:
+            by_topic[topic] = (scores, labels)
+    return by_topic
+
+
+def topics_with_both_classes(by_topic: dict[str, tuple[list[float], list[int]]]) -> int:
+    """How many topics have a curve: a relevant and a non-relevant judged document both retrieved."""
+    return sum(both_classes(labels) for _, labels in by_topic.values())
 
 
 def both_classes(labels: Sequence[int]) -> bool:

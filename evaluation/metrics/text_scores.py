@@ -7,8 +7,9 @@ sentence, a transcript of a recording); its input has one or more reference text
   stemming, and the chosen multi-reference mode: ``max``, rouge-score's best reference; ``pooled``,
   ROUGE-1.5.5's; ``jackknife``);
 - sentence BLEU (effective order), chrF and TER against all its references (sacrebleu), 0–100;
-- WER against its closest reference (jiwer; the lowest over the references, as a transcript is
-  judged against the nearest acceptable one).
+- WER against its closest reference (``wer.closest_reference``: the lowest WER over the
+  references, the first on a tie, as a transcript is judged against the nearest acceptable one;
+  ``cranfield wer`` applies the same rule).
 
 A system's score on a metric is the mean over its outputs (each input weighs the same, as in the
 summary-level correlations of ``meta_evaluation``). Every metric keeps the signature of how it was
@@ -27,7 +28,7 @@ from typing import Any
 import sacrebleu
 
 from .rouge import RougeScorer
-from .wer import word_errors
+from .wer import closest_reference
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum", "rougeW", "rougeSU4")
 METRICS = (*ROUGE_TYPES, "bleu", "chrf", "ter", "wer")
@@ -124,7 +125,7 @@ def score_outputs(
         for name, metric in sacrebleu_metrics.items():
             values[name] = metric.sentence_score(output.text, texts).score
         if "wer" in metrics:
-            values["wer"] = min(word_errors([text], [output.text]).wer for text in texts)
+            values["wer"] = closest_reference(texts, output.text)[1]
         result.per_output[key] = values
         by_system[output.system].append(values)
     result.signatures = signatures(rouge_multi_ref, stem, counts, metrics)

@@ -52,6 +52,7 @@ class TrecFormatError(ValueError):
         self.source = source
         self.line = line
         self.field = field
+        self.message = message
 
 
 class _Recheck(Exception):

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from annotation.crowd.minimums import ITEMS_FOR_KAPPA, Minimum
 
+from .natural_order import natural_sorted
 from .trec_io import Qrels, Run, trec_order
 from .trec_measures import aggregate, evaluate_many
 
@@ -254,7 +255,7 @@ def agreement_with_reference(
     judge (none, with the reason, below ``minimum`` of them), and how many of the reference's
     relevant documents the crowd judged at all."""
     out = []
-    for topic in sorted(reference):
+    for topic in natural_sorted(reference):
         ours, theirs = crowd.get(topic, {}), reference[topic]
         shared = sorted(set(ours) & set(theirs))
         relevant = [doc for doc, rel in theirs.items() if rel >= relevance_level]

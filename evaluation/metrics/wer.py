@@ -1,4 +1,11 @@
-"""Word error rate and its relatives (MER, WIL, CER) through jiwer: WER = (S + D + I) / N."""
+"""Word error rate and its relatives (MER, WIL, CER) through jiwer: WER = (S + D + I) / N.
+
+Several references: a hypothesis is scored against its **closest reference**, the one with the
+lowest WER (the first listed on a tie), as a transcript is judged against the nearest acceptable
+one; blank references are passed over while another has words. One rule for the app's text
+evaluation (``text_scores``) and ``cranfield wer`` (``closest_reference``); a corpus figure sums
+each item's errors against its own closest reference.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +29,22 @@ class WordErrors:
     hits: int
     cer: float
     alignment: str
+
+
+def closest_reference(references: Sequence[str], hypothesis: str) -> tuple[int, float]:
+    """``(index, WER)`` of the reference ``hypothesis`` is closest to: the lowest WER (jiwer's),
+    the first listed on a tie. Blank references are candidates only when every reference is blank
+    (jiwer scores a blank reference as the number of inserted words, no distance to a transcript).
+    ValueError without any reference."""
+    if not references:
+        raise ValueError("no reference to score against")
+    candidates = [i for i, text in enumerate(references) if text.strip()] or list(range(len(references)))
+    best, best_rate = candidates[0], float("inf")
+    for index in candidates:
+        rate = float(jiwer.process_words(references[index], hypothesis).wer)
+        if rate < best_rate:  # strictly lower: the first listed wins a tie
+            best, best_rate = index, rate
+    return best, best_rate
 
 
 def word_errors(references: Sequence[str], hypotheses: Sequence[str]) -> WordErrors:

@@ -44,6 +44,7 @@ from .board import (
 from .checks import shown_checks
 from .compute import run_file
 from .external import import_external_qrels
+from .jobs import not_superseded
 from .views import requested
 
 RUN_KEYS = {"runs", "pool_depth", "pool_budget", "pool_method", "run_group", "dry_run"}
@@ -211,6 +212,15 @@ class EvaluationFilter(django_filters.FilterSet):
     external_qrels = django_filters.CharFilter(
         field_name="external_qrels__name", help_text="the external qrels' name"
     )
+    current = django_filters.BooleanFilter(
+        method="filter_current",
+        help_text="true: only the newest done evaluation per ground truth and settings (and any started "
+        "or failed since), as the Evaluations page lists them; false: only those it replaced",
+    )
+
+    def filter_current(self, queryset, name, value):
+        current = not_superseded(queryset)
+        return current if value else queryset.exclude(pk__in=current.values("pk"))
 
     class Meta:
         model = Evaluation

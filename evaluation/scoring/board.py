@@ -18,6 +18,8 @@ from annotation.crowd.minimums import TOPICS_FOR_TEST
 from annotation.inputs import spreadsheet_safe
 from evaluation.metrics.intervals import OVER_TOPICS
 from evaluation.metrics.leaderboard import NO_CORRECTION, all_pairs, board, significance_reason
+from evaluation.metrics.measure_names import measure_name_or_as_given, split_measures
+from evaluation.metrics.natural_order import natural_sorted
 from evaluation.metrics.trec_measures import PER_TOPIC_ONLY, parse_measures
 from evaluation.models import Evaluation, RunScore
 
@@ -51,11 +53,19 @@ class BoardOptions:
     def from_query(cls, query, available: set[str]) -> BoardOptions:
         """Options from a query string (``measures=map,P_10`` or repeated ``m=``; ``test``,
         ``correction``, ``alpha``), each checked; BoardError names the bad one."""
-        names = [n for value in query.getlist("m") + query.getlist("measures") for n in value.split(",") if n]
+        # ir_measures' names and trec_eval's -m arguments too (nDCG@10, ndcg_cut.10 → ndcg_cut_10).
+        names = [
+            measure_name_or_as_given(n)
+            for value in query.getlist("m") + query.getlist("measures")
+            for n in split_measures(value)
+        ]
         measures = tuple(dict.fromkeys(names)) or tuple(m for m in DEFAULT_MEASURES if m in available)
         unknown = [m for m in measures if m not in available or m in PER_TOPIC_ONLY]
         if unknown:
-            message = f"unknown measure {unknown[0]!r}; this evaluation has e.g. map, P_10, ndcg"
+            message = (
+                f"unknown measure {unknown[0]!r}; this evaluation has e.g. map, P_10, ndcg_cut_10 "
+                "(as trec_eval prints them; nDCG@10, P@10 and AP, as ir_measures writes them, too)"
+            )
             raise BoardError("measures", message)
         test = query.get("test", "t")
         if test not in TESTS:
@@ -169,7 +179,7 @@ def evaluation_summary(evaluation: Evaluation) -> dict:
 
 def per_topic_table(evaluation: Evaluation, score: RunScore, measures: tuple[str, ...]) -> list[dict]:
     """One run's drill-down: each topic's value of each measure."""
-    topics = sorted({t for m in measures for t in score.per_topic.get(m, {})})
+    topics = natural_sorted({t for m in measures for t in score.per_topic.get(m, {})})
     return [{"topic": t, "values": {m: score.per_topic.get(m, {}).get(t) for m in measures}} for t in topics]
 
 

@@ -13,6 +13,7 @@ from annotation.importing import ImportProblem
 from annotation.inputs import InputError, identifier
 from annotation.models import Project
 from evaluation.ground_truth.downloads import snapshot_qrels
+from evaluation.metrics.natural_order import natural_sorted
 from evaluation.metrics.trec_io import TrecFormatError, read_qrels
 from evaluation.metrics.trust import agreement_with_reference, kappa_over_topics, weighted_mean_kappa
 from evaluation.models import ExternalQrels, GroundTruthSnapshot
@@ -40,7 +41,7 @@ def import_external_qrels(project: Project, name: str, text: str) -> ExternalQre
         for topic, docs in parsed.items()
     }
     topics = set(project.topics.values_list("external_id", flat=True))
-    unknown = sorted(set(judgements) - topics)
+    unknown = natural_sorted(set(judgements) - topics)
     if unknown:
         raise ImportProblem("qrels", f"topic {unknown[0]!r} is not among the project's topics")
     try:

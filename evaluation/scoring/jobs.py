@@ -18,7 +18,7 @@ import logging
 
 from celery import group, shared_task
 from django.db import OperationalError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from annotation.models import Project
@@ -68,6 +68,25 @@ def request_evaluation(
         evaluation.save()
         transaction.on_commit(lambda: send(evaluation))
     return evaluation
+
+
+def not_superseded(evaluations: QuerySet[Evaluation]) -> QuerySet[Evaluation]:
+    """``evaluations`` without those a newer finished evaluation of the same ground truth and
+    settings replaces: one per snapshot (or external qrels), relevance level and ``judged_only``,
+    the newest done, plus any started or failed since. The older ones scored the runs there were
+    then (an evaluation is asked for again whenever runs are added), so a list of every one showed
+    "ground truth v1" once per run ever added."""
+    newer_done = Evaluation.objects.filter(
+        # Exactly one of the two is set on every row, and NULL equals nothing in SQL: this matches
+        # the same snapshot or the same external qrels, never two rows that both lack one.
+        Q(snapshot=OuterRef("snapshot")) | Q(external_qrels=OuterRef("external_qrels")),
+        project=OuterRef("project"),
+        relevance_level=OuterRef("relevance_level"),
+        judged_only=OuterRef("judged_only"),
+        status=Status.DONE,
+        pk__gt=OuterRef("pk"),
+    )
+    return evaluations.exclude(Exists(newer_done))
 
 
 def request_evaluations_of_latest(project: Project) -> list[Evaluation]:

@@ -13,6 +13,7 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from annotation.models import Project
 from evaluation.metrics import curves, plot_data, plotting
+from evaluation.metrics.measure_names import measure_name_or_as_given
 from evaluation.models import Evaluation, RunEntry, RunScore
 
 EVALUATION_KINDS = ("pr", "per-topic", "qq", "roc", "det")
@@ -35,25 +36,27 @@ class NothingToPlot(Exception):
 
 def evaluation_figure(evaluation: Evaluation, kind: str, query: Mapping[str, str]):
     """The figure of ``kind`` (one of ``EVALUATION_KINDS``) for a finished evaluation; parameters
-    from ``query``: ``measure`` (per-topic, qq; default map), ``a`` and ``b`` (qq: run ids),
-    ``run`` (roc, det: one run id; default every run)."""
+    from ``query``: ``measure`` (per-topic, qq; default map; nDCG@10 read as ndcg_cut_10), ``a``
+    and ``b`` (qq: run ids), ``run`` (roc, det: one run id; default every run)."""
     if kind == "pr":
         return plotting.precision_recall_figure(precision_recall_data(evaluation))
     if kind == "per-topic":
-        measure = query.get("measure", DEFAULT_MEASURE)
+        measure = measure_name_or_as_given(query.get("measure", DEFAULT_MEASURE))
         return plotting.per_topic_figure(per_topic_data(evaluation, measure), measure)
     if kind == "qq":
-        measure = query.get("measure", DEFAULT_MEASURE)
+        measure = measure_name_or_as_given(query.get("measure", DEFAULT_MEASURE))
         first, second = run_parameter(query, "a", required=True), run_parameter(query, "b", required=True)
         points, names = difference_quantiles(evaluation, first, second, measure)  # type: ignore[arg-type]
         return plotting.qq_figure(
             points, "Normal quantiles (fitted)", f"{measure}: {names[0]} − {names[1]}, per topic"
         )
     if kind in ("roc", "det"):
+        # Per topic, averaged (see curves.topic_averaged_roc and the README's "ROC and DET").
         data = relevance_scores(evaluation, run_parameter(query, "run", required=False))
+        averaged = {name: curves.topic_averaged_roc(by_topic.values()) for name, by_topic in data.items()}
         if kind == "roc":
-            return plotting.roc_figure({name: curves.roc_curve(*pair) for name, pair in data.items()})
-        return plotting.det_figure({name: curves.det_curve(*pair) for name, pair in data.items()})
+            return plotting.roc_figure(averaged)
+        return plotting.det_figure({name: curves.averaged_det_curve(c) for name, c in averaged.items()})
     raise BadParameter("kind", f"unknown plot {kind!r}; known: {', '.join(EVALUATION_KINDS)}")
 
 
@@ -128,10 +131,12 @@ def difference_quantiles(
     return curves.qq_against_distribution(differences), (tags[first], tags[second])
 
 
-def relevance_scores(evaluation: Evaluation, run_id: int | None) -> dict[str, tuple[list[float], list[int]]]:
-    """Per run (one when ``run_id`` is given, else every scored run that has both classes), the
-    scores of its retrieved documents that the evaluation's qrels judge, with binary labels
-    (qrels value ≥ the evaluation's relevance level). Scores are pooled over topics as stored."""
+def relevance_scores(
+    evaluation: Evaluation, run_id: int | None
+) -> dict[str, dict[str, tuple[list[float], list[int]]]]:
+    """Per run (one when ``run_id`` is given, else every scored run with a topic that has both
+    classes), per topic, the scores of its retrieved documents that the evaluation's qrels judge,
+    with binary labels (qrels value ≥ the evaluation's relevance level)."""
     from .compute import ground_truth_qrels
 
     runs = dict(scores_of(evaluation).values_list("run_id", "run__tag"))
@@ -141,16 +146,16 @@ def relevance_scores(evaluation: Evaluation, run_id: int | None) -> dict[str, tu
     qrels = ground_truth_qrels(evaluation)
     data = {}
     for pk in wanted:
-        scores, labels = plot_data.judged_scores(qrels, stored_scores(pk), evaluation.relevance_level)
-        if plot_data.both_classes(labels):
-            data[runs[pk]] = (scores, labels)
+        by_topic = plot_data.judged_scores_by_topic(qrels, stored_scores(pk), evaluation.relevance_level)
+        if plot_data.topics_with_both_classes(by_topic):
+            data[runs[pk]] = by_topic
         elif run_id is not None:
             raise NothingToPlot(
-                f"run {runs[pk]} retrieved {sum(labels)} relevant and {len(labels) - sum(labels)} "
-                "non-relevant judged documents: ROC and DET need at least one of each"
+                f"run {runs[pk]} retrieved no topic's relevant and non-relevant judged documents both: "
+                "ROC and DET need one of each, per topic"
             )
     if not data:
-        raise NothingToPlot("no run retrieved both relevant and non-relevant judged documents")
+        raise NothingToPlot("no run retrieved both relevant and non-relevant judged documents for a topic")
     return data
 
 

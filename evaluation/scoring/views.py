@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.importing import ImportProblem
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from evaluation.collection import ImportFailed, describe_import, import_from_body
+from evaluation.metrics.natural_order import natural_key
 from evaluation.models import Evaluation, Run, RunScore
 
 from .board import (
@@ -36,7 +37,7 @@ from .board import (
 from .checks import shown_checks
 from .compute import run_file
 from .external import crowd_against_external, import_external_qrels
-from .jobs import request_evaluation
+from .jobs import not_superseded, request_evaluation
 
 DOWNLOADS = {
     "csv": "text/csv; charset=utf-8",
@@ -95,9 +96,13 @@ def runs(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
 def run_detail(request: AuthenticatedHttpRequest, project_id: int, run_id: int) -> HttpResponse:
     project = owned_project(request.user, project_id)
     run = get_object_or_404(Run, pk=run_id, project=project)
-    topics = run.entries.values("topic_id").annotate(n=Count("id")).order_by("topic_id")
+    topics = sorted(
+        run.entries.values("topic_id").annotate(n=Count("id")).order_by(),
+        key=lambda row: natural_key(row["topic_id"]),
+    )
+    current = not_superseded(project.evaluations.filter(status=Evaluation.Status.DONE))
     scores = (
-        RunScore.objects.filter(run=run, evaluation__status=Evaluation.Status.DONE)
+        RunScore.objects.filter(run=run, evaluation__in=current)
         .select_related("evaluation__snapshot", "evaluation__external_qrels")
         .order_by("-evaluation__created_at")[:10]
     )
@@ -129,13 +134,15 @@ def evaluations(request: AuthenticatedHttpRequest, project_id: int) -> HttpRespo
             return HttpResponseBadRequest(f"{error.field}: {error.message}", content_type="text/plain")
         messages.success(request, f"Evaluation {evaluation.pk} ({evaluation.status}): {evaluation.signature}")
         return redirect("evaluations-page", project_id=project.pk)
-    jobs = project.evaluations.select_related("snapshot", "external_qrels").defer("variant_qrels")[:20]
+    every = project.evaluations.select_related("snapshot", "external_qrels").defer("variant_qrels")
+    jobs = not_superseded(every)[:20]
     return render(
         request,
         "evaluation/evaluations.html",
         {
             "project": project,
             "jobs": jobs,
+            "superseded": every.count() - not_superseded(every).count(),
             "snapshots": project.snapshots.order_by("-version").only("version", "method")[:20],
             "external": project.external_qrels.all(),
             "active": any(
@@ -210,8 +217,10 @@ def leaderboard_page(request: AuthenticatedHttpRequest, project_id: int) -> Http
             "options": options,
             "significant_pairs": [p for p in data["pairs"] if p["significant"]],
             "query": request.GET.urlencode(),
-            "finished": project.evaluations.filter(status=Evaluation.Status.DONE).select_related(
-                "snapshot", "external_qrels"
+            "finished": not_superseded(
+                project.evaluations.filter(status=Evaluation.Status.DONE).select_related(
+                    "snapshot", "external_qrels"
+                )
             )[:20],
             "checks": shown_checks(evaluation.checks),
             "comparisons": comparisons(evaluation),

@@ -122,6 +122,41 @@ def test_a_finished_project_needs_no_time_and_an_empty_one_says_so():
     assert (empty.percent_complete, empty.text["forecast"]) == (0.0, "nothing to judge yet")
 
 
+def test_a_time_to_finish_is_said_in_the_unit_that_reads():
+    assert figures(judgements_done=299, judgements_in_window=600).text["forecast"] == (
+        "under a minute: 1 judgement left at 600.0 per hour"
+    )
+    assert figures(judgements_done=290, judgements_in_window=60).text["forecast"].startswith("10 min: ")
+    assert figures(judgements_in_window=120).text["forecast"].startswith("2.2 h: ")
+    assert figures(judgements_in_window=2).text["forecast"].startswith("5.6 days: ")
+
+
+def test_judgements_of_annotators_who_can_no_longer_judge_are_said_and_not_counted():
+    progress = figures(
+        judgements_in_window=3,
+        annotators_in_window=1,
+        judgements_in_window_not_counted=900,
+        annotators_in_window_not_counted=5,
+    )
+    assert progress.judgements_per_hour == 3
+    assert progress.hours_to_finish == pytest.approx(270 / 3)
+    assert progress.text["rate"] == (
+        "3.0 per hour: 3 judgements in the last 60 min, from 1 annotator (900 judgements from 5 annotators "
+        "who can no longer judge, not counted)"
+    )
+    idle = figures(
+        judgements_in_window=0,
+        annotators_in_window=0,
+        judgements_in_window_not_counted=900,
+        annotators_in_window_not_counted=5,
+    )
+    assert (idle.judgements_per_hour, idle.hours_to_finish) == (0, None)
+    assert idle.text["rate"].startswith("0 per hour: no judgements in the last 60 min by annotators who can")
+    assert (
+        idle.text["forecast"] == "unknown: no judgements in the last 60 min by annotators who can still judge"
+    )
+
+
 def test_time_on_task_is_the_median_of_the_timed_judgements_with_their_count():
     progress = figures()
     assert progress.median_seconds_on_task == 6.0
@@ -215,7 +250,7 @@ def test_the_project_figures_follow_the_clock(client, clock, project, annotators
     assert now["median_seconds_on_task"] == 15 and now["timed_judgements"] == 4
     assert now["hours_to_finish"] == pytest.approx(10 / 240)
     assert now["finish_at"] == (NOW + timedelta(minutes=1, hours=10 / 240)).isoformat()
-    assert now["text"]["forecast"] == "0.0 h: 10 judgements left at 240.0 per hour"
+    assert now["text"]["forecast"] == "2 min: 10 judgements left at 240.0 per hour"  # not "0.0 h"
 
     clock.advance(minutes=30)  # 12:31: the window is the 31 minutes since the first judgement
     later = client.get(url).json()
@@ -228,6 +263,29 @@ def test_the_project_figures_follow_the_clock(client, clock, project, annotators
     assert (idle["window_minutes"], idle["judgements_in_window"], idle["judgements_per_hour"]) == (60, 0, 0)
     assert idle["hours_to_finish"] is None
     assert idle["text"]["forecast"] == "unknown: no judgements in the last 60 min"
+
+
+def test_a_blocked_annotators_judgements_leave_the_rate_and_the_forecast(
+    client, clock, project, annotators, researcher
+):
+    from annotation.models import Membership
+
+    judge_one(client, project, annotators[0], clock, seconds=10)
+    judge_one(client, project, annotators[1], clock, seconds=10)
+    judge_one(client, project, annotators[1], clock, seconds=10)
+    Membership.objects.filter(project=project, annotator=annotators[1]).update(
+        status=Membership.Status.BLOCKED
+    )
+    client.force_login(researcher)
+    figures = client.get(reverse("project-progress", args=[project.pk])).json()
+    assert (figures["judgements_in_window"], figures["annotators_in_window"]) == (1, 1)
+    assert (figures["judgements_in_window_not_counted"], figures["annotators_in_window_not_counted"]) == (
+        2,
+        1,
+    )
+    assert figures["judgements_per_hour"] == 60  # one judgement over the shortest window, a minute
+    assert figures["hours_to_finish"] == pytest.approx(figures["judgements_remaining"] / 60)
+    assert "(2 judgements from 1 annotator who can no longer judge, not counted)" in figures["text"]["rate"]
 
 
 def test_the_project_page_says_the_figures_in_words_and_draws_the_charts(
@@ -287,3 +345,17 @@ def test_axes_end_on_round_numbers():
     svg = charts.bar_chart(title="T", labels=["a", "b"], values=[3, 7], y_label="n")
     assert svg.startswith('<svg class="chart"') and svg.count("<rect") == 2
     assert "the highest, 7, at b" in svg
+
+
+def test_a_line_of_one_hour_is_drawn_as_a_point_not_left_blank():
+    svg = charts.line_chart(
+        title="Judgements by each annotator so far",
+        labels=["26 Nov 16:00"],
+        series={"ann": [140], "bob": [120]},
+        y_label="judgements so far",
+    )
+    assert svg.count("<circle") == 2
+    many = charts.line_chart(
+        title="t", labels=[str(i) for i in range(100)], series={"ann": list(range(100))}, y_label="y"
+    )
+    assert "<circle" not in many  # a hundred points make a line by themselves

@@ -106,14 +106,16 @@ def test_the_demo_is_a_campaign_with_a_simulated_crowd_a_snapshot_and_loads_once
     }
     assert all(e.status == "done" and e.scores.count() == 5 for e in evaluations)
     assert "see the leaderboard" in printed
-    # The crowd worked over the past hours, each at its own pace, not all in one instant: the rate
-    # is taken over the last hour, and the forecast agrees with it.
+    # The crowd worked over the past hours, each at its own pace, not all in one instant; but the
+    # simulated annotators cannot log in, so their last hour is no rate and makes no forecast: the
+    # dashboard says so, and waits for the people who can judge.
     progress = project_progress_figures(project)
-    assert progress["window_minutes"] == 60 and progress["annotators_in_window"] == 5
-    assert 0 < progress["judgements_in_window"] < 545 * 3
-    assert progress["hours_to_finish"] == pytest.approx(
-        progress["judgements_remaining"] / progress["judgements_per_hour"]
-    )
+    assert progress["window_minutes"] == 60 and progress["annotators_in_window_not_counted"] == 5
+    assert 0 < progress["judgements_in_window_not_counted"] < 545 * 3
+    assert (progress["judgements_in_window"], progress["judgements_per_hour"]) == (0, 0)
+    assert progress["hours_to_finish"] is None
+    assert "who can no longer judge, not counted" in progress["text"]["rate"]
+    assert progress["text"]["forecast"].startswith("unknown: no judgements in the last 60 min by annotators")
     first = judgements.order_by("created_at").first()
     assert (
         first.seconds_on_task
@@ -176,6 +178,14 @@ def test_the_demo_has_a_text_campaign_rated_scored_and_ready_for_the_meta_evalua
     assert Judgement.objects.filter(project=project).count() == rated * len(RATERS)
     assert project.tasks.filter(kind=Task.Kind.ITEM, completed=False).count() == 4 * 5
     assert "simulated-1" in project.instructions
+    # Each rater at their own pace over the past hours, not 420 ratings in one instant; and none of
+    # them can judge now, so the dashboard makes no rate or forecast of them.
+    times = sorted(Judgement.objects.filter(project=project).values_list("created_at", flat=True))
+    assert (times[-1] - times[0]).total_seconds() > 3600 and len(set(times)) > 0.9 * len(times)
+    assert all(j.seconds_on_task and j.seconds_on_task > 0 for j in Judgement.objects.filter(project=project))
+    progress = project_progress_figures(project)
+    assert progress["judgements_per_hour"] == 0 and progress["hours_to_finish"] is None
+    assert progress["annotators_in_window_not_counted"] == len(RATERS)
     snapshot = GroundTruthSnapshot.objects.get(project=project)
     table = system_table(snapshot)
     assert set(table["systems"]) == set(SYSTEMS)

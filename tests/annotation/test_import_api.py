@@ -45,6 +45,7 @@ def test_it_creates_topics_documents_runs_and_pooled_tasks(researcher, project):
         "qualification_created": 0,
         "attention_checks_created": 0,
         "references_created": 0,
+        "qrels_created": 0,
         "dry_run": False,
         "judging_order": {},
     }

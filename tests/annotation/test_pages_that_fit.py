@@ -43,14 +43,16 @@ def likert_form(**fields) -> dict:
     return project_form(**{**likert, **fields})
 
 
-def test_the_judging_page_shows_the_likert_anchors_beside_the_scale(client, researcher, annotators):
+def test_the_judging_page_shows_the_likert_anchors_on_the_scale(client, researcher, annotators):
     project = make_likert_project(researcher, annotators)
     Project.objects.filter(pk=project.pk).update(config=ANCHORED)
     claim_next_task(project, annotators[0])
     page = as_user(client, annotators[0]).get(reverse("judge", args=[project.pk])).content.decode()
-    assert '<p class="scale-anchors hint">1 = very poor … 5 = excellent</p>' in page
-    # Each anchored choice says it to a screen reader too, inside its label.
-    assert re.search(r'value="5"[^>]*> 5<span class="visually-hidden"> \(excellent\)</span></label>', page)
+    # On the scale itself: each anchored point's label under its number, inside the choice's label
+    # (so a screen reader says "5 excellent"); the points between stay bare.
+    assert re.search(r'value="5"[^>]*> 5</span><span class="anchor">excellent</span></label>', page)
+    assert re.search(r'value="1"[^>]*> 1</span><span class="anchor">very poor</span></label>', page)
+    assert re.search(r'value="3"[^>]*> 3</span></label>', page)
 
 
 def test_the_form_sets_anchors_and_shows_them_again(client, researcher):
@@ -151,7 +153,7 @@ def test_a_failed_paste_import_keeps_the_pasted_json_in_the_box(client, research
     page = as_user(client, researcher).post(reverse("project-import", args=[project.pk]), {"body": pasted})
     text = page.content.decode()
     assert "is not among the project" in text
-    assert "the JSON you pasted is still in the box" in text
+    assert "what you pasted is still in the boxes below" in text
     box = re.search(r'<textarea id="import-body"[^>]*>(.*?)</textarea>', text, re.S)
     assert box and box.group(1) == pasted.replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
     assert project.documents.count() == 0

@@ -119,8 +119,9 @@ def test_the_answer_controls_are_on_screen_beside_a_long_document_at_both_sizes(
         assert off_screen(page) == [], f"{task_type} at {size['width']}: off screen at the top"
         page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight / 2)")
         assert off_screen(page) == [], f"{task_type} at {size['width']}: off screen mid-text"
-    if task_type == "likert":
-        assert page.get_by_text("1 = very poor … 3 = fair … 5 = excellent").is_visible()
+    if task_type == "likert":  # the anchors on the scale, under their points
+        for anchor in ("very poor", "fair", "excellent"):
+            assert page.locator("label.point .anchor", has_text=anchor).first.is_visible()
     # Answered from where the reader is, halfway down the text, on the phone.
     form = page.locator("#judgement-form")
     if task_type == "free_text":

@@ -10,7 +10,7 @@ from evaluation.ground_truth.build import build_snapshot
 from evaluation.scoring.external import import_external_qrels
 from evaluation.scoring.jobs import request_evaluation
 from tests.annotation.factories import make_project
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, wait_until
 from tests.scoring.conftest import judge_everything
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -52,9 +52,12 @@ def test_the_leaderboard_its_checks_and_the_run_pages_render(live_server, page, 
     page.locator("#checks-heading").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "leaderboard-checks.png"))
 
+    # ROC and DET are folded with what they say (and load only once opened).
+    page.locator("#binary-curves summary").click()
     for plot in ("pr", "per-topic", "roc", "det", "kappa"):  # every image loaded and drawn
         image = page.locator(f"#plot-{plot} img")
         image.scroll_into_view_if_needed()
+        wait_until(page, f"document.querySelector('#plot-{plot} img').complete")
         assert page.evaluate(f"document.querySelector('#plot-{plot} img').naturalWidth") > 0, plot
         page.locator(f"#plot-{plot}").screenshot(path=str(artifacts / f"plot-{plot}.png"))
 

@@ -132,3 +132,37 @@ def test_alpha_per_dimension_interval_and_ordinal_equals_the_krippendorff_packag
                 reliability_data=table, level_of_measurement=level, value_domain=[1, 2, 3, 4, 5]
             )
             assert figures[key] == pytest.approx(expected, abs=1e-9), (dimension, level)
+
+
+def test_the_page_shows_each_systems_median_beside_its_mean(client, researcher, rated):
+    """The README promises the mean and the median per dimension: the median of each system's
+    output ratings (NumPy's), in a column of its own, on the page as in the CSV."""
+    import re
+
+    import numpy as np
+
+    project, snapshot = rated
+    client.force_login(researcher)
+    text = client.get(reverse("systems-page", args=[project.pk])).content.decode()
+    summary = rating_summary(snapshot)
+    dimensions = summary["dimensions"]
+    assert text.count('scope="col" class="median">Median</th>') == len(dimensions)
+    for system in SYSTEMS:
+        row = re.search(rf'<tr><th scope="row">{system}</th>(.*?)</tr>', text).group(1)
+        shown = re.findall(r'<td class="median">([^<]*)</td>', row)
+        expected = [
+            np.median(
+                [
+                    i["scores"][d]["mean"]
+                    for i in summary["items"]
+                    if i["system"] == system and d in i["scores"]
+                ]
+            )
+            for d in dimensions
+        ]
+        assert [float(value) for value in shown] == pytest.approx(expected, abs=5e-4)
+    rows = csv.DictReader(
+        io.StringIO(client.get(reverse("systems-page", args=[project.pk]), {"as": "csv"}).content.decode())
+    )
+    for row in rows:
+        assert f"{float(row['quality_median']):.3f}" in text

@@ -99,9 +99,9 @@ def test_empty_texts_score_as_sacrebleu_scores_them(prediction, reference):
     )
 
 
-def test_unequal_reference_counts_are_refused():
-    with pytest.raises(ValueError, match="same, non-zero number of references"):
-        corpus_bleu(["a", "b"], [["a"], ["b", "c"]])
+def test_an_item_without_references_is_refused():
+    with pytest.raises(ValueError, match="at least one reference"):
+        corpus_bleu(["a", "b"], [["a"], []])
 
 
 def write_jsonl(path, records):
@@ -176,3 +176,60 @@ def test_bleu_cli_refuses_a_smoothing_value_that_would_be_ignored(tmp_path, caps
     pairs = write_jsonl(tmp_path / "pairs.jsonl", records)
     assert main(["bleu", str(pairs), "--smooth-method", "exp", "--smooth-value", "2"]) == 2
     assert "--smooth-value applies to floor and add-k only" in capsys.readouterr().err
+
+
+VARIABLE = [
+    ("the cat sat on the mat", ["the cat sat on the mat today", "a cat was sitting on the mat"]),
+    ("there is a dog in the garden", ["a dog is in the garden"]),
+    ("hello world", ["hello world", "hi world", "greetings, world"]),
+    ("it rained all day long", ["it was raining all day"]),
+]
+
+
+def summed_statistics(metric, pairs) -> float:
+    """The corpus score as the sum of each item's own statistics against its own references (the
+    definition of corpus BLEU, chrF and TER), through sacrebleu's per-segment statistics."""
+    import numpy as np
+
+    stats = [metric._extract_corpus_statistics([p], [[r] for r in refs])[0] for p, refs in pairs]
+    return metric._compute_score_from_stats(list(np.sum(np.array(stats, dtype=float), axis=0))).score
+
+
+@pytest.mark.parametrize("name", ["bleu", "chrf", "ter"])
+def test_corpus_scores_with_different_numbers_of_references_sum_each_items_own(name):
+    predictions = [p for p, _ in VARIABLE]
+    references = [refs for _, refs in VARIABLE]
+    ours = {"bleu": corpus_bleu, "chrf": corpus_chrf, "ter": corpus_ter}[name](predictions, references)
+    metric = {"bleu": sacrebleu.BLEU(), "chrf": sacrebleu.CHRF(), "ter": sacrebleu.TER()}[name]
+    assert ours.score == pytest.approx(summed_statistics(metric, VARIABLE), abs=1e-9)
+    assert "nrefs:var" in ours.signature
+
+
+def test_corpus_bleu_with_different_numbers_of_references_equals_sacrebleu_with_repeated_ones():
+    # A reference given twice changes no clipped count and no closest length: sacrebleu's fixed-count
+    # path on the references repeated up to three agrees with the variable-count one.
+    predictions = [p for p, _ in VARIABLE]
+    repeated = [[*refs, *[refs[-1]] * (3 - len(refs))] for _, refs in VARIABLE]
+    by_position = [list(position) for position in zip(*repeated, strict=True)]
+    assert corpus_bleu(predictions, [refs for _, refs in VARIABLE]).score == pytest.approx(
+        sacrebleu.corpus_bleu(predictions, by_position).score
+    )
+
+
+def test_the_cli_gives_corpus_scores_when_items_have_different_numbers_of_references(tmp_path, capsys):
+    from cranfield.cli import main
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(
+        "".join(
+            json.dumps({"id": str(n), "prediction": p, "references": refs}) + "\n"
+            for n, (p, refs) in enumerate(VARIABLE)
+        )
+    )
+    assert main(["bleu", str(pairs)]) == 0
+    aggregate = json.loads(capsys.readouterr().out)["aggregate"]
+    predictions, references = [p for p, _ in VARIABLE], [refs for _, refs in VARIABLE]
+    assert aggregate["bleu"] == pytest.approx(summed_statistics(sacrebleu.BLEU(), VARIABLE))
+    assert aggregate["chrf"] == pytest.approx(corpus_chrf(predictions, references).score)
+    assert aggregate["ter"] == pytest.approx(summed_statistics(sacrebleu.TER(), VARIABLE))
+    assert "nrefs:var" in aggregate["signature"] and "note" not in aggregate

@@ -112,3 +112,43 @@ def test_precision_recall_curve_worked_example():
     np.testing.assert_allclose(curve.recall, [1 / 3, 2 / 3, 1])
     assert curve.interpolated_precision[0] == 1.0
     assert curve.interpolated_precision[10] == pytest.approx(0.5)
+
+
+def test_roc_averaged_over_topics_is_fawcetts_vertical_average():
+    from evaluation.metrics.curves import averaged_det_curve, topic_averaged_roc
+
+    rng = np.random.default_rng(3)
+    topics = []
+    for _ in range(25):
+        n = int(rng.integers(3, 30))
+        labels = (rng.random(n) < 0.35).astype(int)
+        topics.append((np.round(rng.normal(labels * 0.8, 1.0, n), 1), labels))
+    averaged = topic_averaged_roc(topics)
+    usable = [(scores, labels) for scores, labels in topics if 0 < labels.sum() < len(labels)]
+    assert averaged.topics == len(usable)
+    assert averaged.auc == pytest.approx(
+        np.mean([roc_auc_score(labels, scores) for scores, labels in usable])
+    )
+    # The area under the averaged curve is the mean area (up to the grid's resolution).
+    assert np.trapezoid(averaged.true_positive_rate, averaged.false_positive_rate) == pytest.approx(
+        averaged.auc, abs=2e-3
+    )
+    assert (averaged.false_positive_rate[0], averaged.true_positive_rate[0]) == (0.0, 0.0)
+    assert averaged.true_positive_rate[-1] == pytest.approx(1.0)
+    assert np.all(np.diff(averaged.true_positive_rate) >= -1e-12)
+    det = averaged_det_curve(averaged)
+    np.testing.assert_allclose(det.miss_rate, 1 - averaged.true_positive_rate)
+
+
+def test_scores_of_different_topics_are_never_compared():
+    """Two topics each ranked perfectly, on different score scales: per topic the AUC is 1; one
+    threshold over both topics' scores would call the run's ranking mediocre."""
+    from evaluation.metrics.curves import topic_averaged_roc
+
+    high = ([10.0, 9.0, 8.0], [1, 1, 0])
+    low = ([3.0, 2.0, 1.0], [1, 1, 0])
+    assert topic_averaged_roc([high, low]).auc == 1.0
+    pooled = roc_curve([*high[0], *low[0]], [*high[1], *low[1]])
+    assert pooled.auc < 1.0
+    with pytest.raises(ValueError, match="no topic"):
+        topic_averaged_roc([([1.0, 2.0], [1, 1])])

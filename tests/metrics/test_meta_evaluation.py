@@ -119,6 +119,10 @@ def test_williams_test_equals_a_hand_computation():
     assert result.p_value == pytest.approx(stats.t.sf(1.705079, 47), abs=1e-6)
     assert williams_test(0.4, 0.6, 0.5, 50).t == pytest.approx(-result.t)  # antisymmetric
     assert williams_test(0.5, 0.5, 0.9, 30).p_value == pytest.approx(0.5)  # equal correlations
+    # Two metrics that are one (a metric and its copy, or an error rate and its negation negated):
+    # no difference, where the formula divides 0 by 0.
+    same = williams_test(0.9994810586485823, 0.9994810586485823, 1.0, 10)
+    assert (same.t, same.p_value, same.degrees_of_freedom) == (0.0, 0.5, 7)
 
 
 def test_pairwise_accuracy_counts_pairs_ordered_as_the_humans_order_them():

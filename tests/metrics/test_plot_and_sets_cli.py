@@ -81,19 +81,21 @@ def test_the_precision_recall_curve_is_pytrec_evals_iprec_at_recall(files):
         np.testing.assert_allclose(line.get_ydata(), reference)
 
 
-def test_roc_auc_is_scikit_learns_on_the_judged_documents(files):
+def test_roc_auc_is_the_mean_of_scikit_learns_per_topic_on_the_judged_documents(files):
     _, qrels, runs = files
-    scores, labels = plot_data.judged_scores(qrels, runs["one"], relevance_level=2)
-    expected = [
-        (score, int(qrels[t][d] >= 2))
-        for t, ranked in runs["one"].items()
-        for d, score in ranked.items()
-        if d in qrels[t]
+    by_topic = plot_data.judged_scores_by_topic(qrels, runs["one"], relevance_level=2)
+    for topic, (scores, labels) in by_topic.items():
+        expected = [
+            (s, int(qrels[topic][d] >= 2)) for d, s in runs["one"][topic].items() if d in qrels[topic]
+        ]
+        assert sorted(zip(scores, labels, strict=True)) == sorted(expected)
+    aucs = [
+        roc_auc_score(labels, scores) for scores, labels in by_topic.values() if 0 < sum(labels) < len(labels)
     ]
-    assert sorted(zip(scores, labels, strict=True)) == sorted(expected)
-    assert curves.roc_curve(scores, labels).auc == pytest.approx(roc_auc_score(labels, scores))
+    assert aucs
+    assert curves.topic_averaged_roc(by_topic.values()).auc == pytest.approx(np.mean(aucs))
     figure = plot_command.binary_curves(qrels, {"one": runs["one"]}, options(relevance_level=2))
-    assert f"AUC {roc_auc_score(labels, scores):.3f}" in figure.axes[0].get_legend().get_texts()[0].get_text()
+    assert f"AUC {np.mean(aucs):.3f}" in figure.axes[0].get_legend().get_texts()[0].get_text()
 
 
 def test_the_qq_plot_is_of_the_per_topic_differences(files):

@@ -59,23 +59,40 @@ def test_an_unknown_format_is_refused():
         render(roc_figure({"sys": roc_curve(SCORES, LABELS)}), "gif")
 
 
+def bars(axes) -> list[tuple[float, float]]:
+    return [(patch.get_x() + patch.get_width() / 2, patch.get_height()) for patch in axes.patches]
+
+
 def test_per_topic_figure_puts_the_hardest_topic_first():
     scores = {"a": {"t1": 0.9, "t2": 0.1, "t3": 0.5}, "b": {"t1": 0.7, "t2": 0.3, "t3": 0.4}}
     assert topics_by_difficulty(scores) == ["t2", "t3", "t1"]
     figure = per_topic_figure(scores, "map")
-    axes = figure.axes[0]
-    assert [label.get_text() for label in axes.get_xticklabels()] == ["t2", "t3", "t1"]
-    assert list(axes.lines[0].get_ydata()) == [0.1, 0.5, 0.9]
-    assert list(axes.lines[1].get_ydata()) == [0.3, 0.4, 0.7]
-    np.testing.assert_allclose(axes.lines[2].get_ydata(), [0.2, 0.45, 0.8])  # the mean
-    assert axes.get_ylabel() == "map"
+    first, second = figure.axes  # a panel per run, the best by mean on top
+    assert (first.get_title(loc="left"), second.get_title(loc="left")) == ("a", "b")
+    assert [label.get_text() for label in second.get_xticklabels()] == ["t2", "t3", "t1"]
+    assert bars(first) == [(0, 0.1), (1, 0.5), (2, 0.9)]
+    assert bars(second) == [(0, 0.3), (1, 0.4), (2, 0.7)]
+    np.testing.assert_allclose(first.lines[0].get_ydata(), [0.2, 0.45, 0.8])  # the mean, in every panel
+    assert figure.get_suptitle() == "map per topic"
     assert render(figure, "png").startswith(b"\x89PNG\r\n\x1a\n")
 
 
 def test_per_topic_figure_leaves_out_a_topic_a_run_lacks():
     figure = per_topic_figure({"a": {"t1": 0.2, "t2": 0.4}, "b": {"t2": 0.6}}, "P_10")
-    assert list(figure.axes[0].lines[1].get_ydata()) == [0.6]
+    panel_b = next(axes for axes in figure.axes if axes.get_title(loc="left") == "b")
+    assert bars(panel_b) == [(1, 0.6)]
     render(figure)
+
+
+def test_per_topic_figure_stays_readable_with_225_topics_and_many_runs():
+    rng = np.random.default_rng(0)
+    scores = {f"run{r}": {str(t): float(rng.random()) for t in range(1, 226)} for r in range(12)}
+    figure = per_topic_figure(scores, "ndcg_cut_10")
+    assert len(figure.axes) == 8 and "the 8 best of 12 runs" in figure.get_suptitle()
+    assert len(figure.axes[-1].get_xticklabels()) <= 13  # a dozen ids, not 225 on top of each other
+    assert figure.get_size_inches()[0] == pytest.approx(5.6)  # as wide as every other figure
+    assert all(len(axes.patches) == 225 for axes in figure.axes)
+    render(figure, "svg")
 
 
 def test_kappa_figure_draws_values_gaps_and_intervals():

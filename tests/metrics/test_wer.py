@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.metrics.wer import word_errors
+from evaluation.metrics.wer import closest_reference, word_errors
 
 words = st.lists(st.sampled_from(["the", "cat", "sat", "on", "mat", "a", "dog"]), min_size=1, max_size=12)
+WORDS_FOR_REFERENCES = ["the", "cat", "sat", "on", "mat", "a", "dog"]
 
 
 @settings(max_examples=200, deadline=None)
@@ -120,3 +121,48 @@ def test_wer_cli_alignment_and_empty_reference_equal_jiwer(tmp_path, capsys):
     assert report["aggregate"]["alignment"] == jiwer.visualize_alignment(overall, show_measures=False)
     assert main(["wer", str(pairs)]) == 0
     assert "alignment" not in json.loads(capsys.readouterr().out)["items"][0]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(WORDS_FOR_REFERENCES), min_size=0, max_size=8), min_size=1, max_size=4),
+    st.lists(st.sampled_from(WORDS_FOR_REFERENCES), min_size=0, max_size=8),
+)
+def test_the_closest_reference_is_jiwers_lowest_wer_the_first_on_a_tie(references, hypothesis):
+    texts, said = [" ".join(words) for words in references], " ".join(hypothesis)
+    index, rate = closest_reference(texts, said)
+    candidates = [i for i, text in enumerate(texts) if text.strip()] or list(range(len(texts)))
+    rates = {i: jiwer.wer(texts[i], said) for i in candidates}
+    assert rate == pytest.approx(min(rates.values()))
+    assert index == min(i for i in candidates if rates[i] == pytest.approx(min(rates.values())))
+
+
+def test_the_app_and_the_cli_score_several_references_by_one_rule(tmp_path, capsys):
+    from cranfield.cli import main
+    from evaluation.metrics.text_scores import Output, score_outputs
+
+    items = [
+        ("u1", "the cat sat on a mat", ["a dog ran", "the cat sat on the mat", "the cat sat on a mat"]),
+        ("u2", "hello there", ["", "hello here", "well hello there"]),  # the blank one is passed over
+        ("u3", "one two", ["one two three", "one two four"]),  # a tie: the first
+    ]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(
+        "".join(json.dumps({"id": i, "prediction": p, "references": r}) + "\n" for i, p, r in items)
+    )
+    assert main(["wer", str(path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [item["reference"] for item in report["items"]] == [2, 2, 0]
+    app = score_outputs(
+        [Output("system", i, p) for i, p, _ in items], {i: r for i, _, r in items}, metrics=["wer"]
+    )
+    for item, (name, prediction, references) in zip(report["items"], items, strict=True):
+        expected = min(jiwer.wer(r, prediction) for r in references if r.strip())
+        assert (
+            item["wer"] == pytest.approx(expected) == pytest.approx(app.per_output[("system", name)]["wer"])
+        )
+    chosen = [
+        references[item["reference"]] for item, (_, _, references) in zip(report["items"], items, strict=True)
+    ]
+    assert report["aggregate"]["wer"] == pytest.approx(jiwer.wer(chosen, [p for _, p, _ in items]))
+    assert "closest reference" in report["multi_reference"]

@@ -95,16 +95,21 @@ def judged_relevant(judgements: dict) -> list:
     return [doc for doc, value in judgements.items() if value >= 1]
 
 
-def test_roc_auc_equals_scikit_learns_on_the_same_scores(scored):
+def test_roc_auc_is_the_mean_of_scikit_learns_per_topic_on_the_same_scores(scored):
     data = plots.relevance_scores(scored, None)
     qrels = snapshot_qrels(scored.snapshot)
     assert "runA" in data
-    scores, labels = data["runA"]
-    # The judged documents runA retrieved, labelled by the snapshot.
+    # The judged documents runA retrieved, labelled by the snapshot, topic by topic.
     run = stored_run(Run.objects.get(project=scored.project, tag="runA"))
-    expected = [(run[t][d], int(qrels[t][d] >= 1)) for t in sorted(run) for d in run[t] if d in qrels[t]]
-    assert sorted(zip(scores, labels, strict=True)) == sorted(expected)
-    assert curves.roc_curve(scores, labels).auc == pytest.approx(roc_auc_score(labels, scores))
+    for topic, (scores, labels) in data["runA"].items():
+        expected = [(run[topic][d], int(qrels[topic][d] >= 1)) for d in run[topic] if d in qrels[topic]]
+        assert sorted(zip(scores, labels, strict=True)) == sorted(expected)
+    aucs = [
+        roc_auc_score(labels, scores)
+        for scores, labels in data["runA"].values()
+        if 0 < sum(labels) < len(labels)
+    ]
+    assert curves.topic_averaged_roc(data["runA"].values()).auc == pytest.approx(sum(aucs) / len(aucs))
 
 
 def test_qq_data_equal_scipys_probplot(scored):

@@ -85,3 +85,21 @@ def test_a_bad_file_is_named_with_its_line(tmp_path, capsys):
     (tmp_path / "x.csv").write_text("sys,value\n")
     assert main(["meta-eval", human, str(tmp_path / "x.csv")]) == 2
     assert "header must name" in capsys.readouterr().err
+
+
+def test_an_error_rate_is_negated_as_the_app_shows_it(tmp_path, capsys):
+    human, good, _ = generated()
+    errors = [(system, input_id, -value) for system, input_id, value in good]  # lower is better
+    files = [
+        write(tmp_path / "h.csv", human),
+        write(tmp_path / "g.csv", good),
+        write(tmp_path / "e.csv", errors),
+    ]
+    assert main(["meta-eval", *files, "--lower-is-better", files[2], "--resamples", "0", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["metrics"]
+    assert report[files[2]]["negated"] and not report[files[1]]["negated"]
+    for theirs, ours in zip(report[files[1]]["correlations"], report[files[2]]["correlations"], strict=True):
+        assert ours["value"] == pytest.approx(theirs["value"])  # negated twice: the same as the good metric
+    assert report[files[2]]["pairwise_accuracy"] == pytest.approx(report[files[1]]["pairwise_accuracy"])
+    assert main(["meta-eval", *files, "--lower-is-better", "other.csv"]) != 0
+    assert "is not one of the METRIC files" in capsys.readouterr().err

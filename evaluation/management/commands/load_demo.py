@@ -60,6 +60,7 @@ from evaluation.demo import (
 )
 from evaluation.demo.simulate import DEMO_CROWD, simulate_judgements, submission_times
 from evaluation.demo.text_campaign import (
+    DEMO_TEXT_ANCHORS,
     DEMO_TEXT_DIMENSIONS,
     DEMO_TEXT_PROJECT_NAME,
     DEMO_TEXT_SCALE,
@@ -157,7 +158,11 @@ class Command(BaseCommand):
             name=DEMO_TEXT_PROJECT_NAME,
             owner=researcher,
             task_type="likert",
-            config={"dimensions": list(DEMO_TEXT_DIMENSIONS), "scale": list(DEMO_TEXT_SCALE)},
+            config={
+                "dimensions": list(DEMO_TEXT_DIMENSIONS),
+                "scale": list(DEMO_TEXT_SCALE),
+                "anchors": dict(DEMO_TEXT_ANCHORS),
+            },
             instructions=TEXT_INSTRUCTIONS,
             assignments_per_task=len(RATERS),
         )
@@ -177,13 +182,21 @@ class Command(BaseCommand):
         tasks = {(t.system_id, t.input_id): t for t in project.tasks.filter(kind=Task.Kind.ITEM)}
         left = {i.id for i in inputs[-TEXT_INPUTS_LEFT_TO_RATE:]}
         ratings = [r for r in simulate_ratings(inputs, outputs) if r.input not in left]
-        record_judgements(
+        stored = record_judgements(
             project,
             [
-                RecordedJudgement(tasks[(r.system, r.input)], simulated[r.rater], {"scores": r.scores})
+                RecordedJudgement(
+                    tasks[(r.system, r.input)],
+                    simulated[r.rater],
+                    {"scores": r.scores},
+                    seconds_spent=r.seconds,
+                )
                 for r in ratings
             ],
         )
+        # Each rater at their own pace over the past hours, as the relevance crowd: 420 ratings in
+        # one instant made a rate of thousands per hour and a chart of one bar.
+        date_judgements(stored, submission_times(ratings, end=0.0))
         self.stdout.write(
             f"Text campaign loaded: {len(outputs)} outputs of {len(outputs) // len(inputs)} summarisers "
             f"for {len(inputs)} abstracts, each title as the reference; {len(ratings)} simulated ratings "
