@@ -397,7 +397,7 @@ def test_the_agreement_report_on_one_judgement_speaks_plainly(client, researcher
     assert "from 1 judgement (" in page
     assert "No agreement to measure yet: it needs items judged by at least two annotators." in page
     assert "needs items rated at least twice; none is yet (1 item rated once)" in page
-    assert "no two annotators share 2 items yet" in page
+    assert "no two annotators share 10 items yet" in page
     project_page = text_of(client.get(reverse("project-page", args=[project.pk])))
     assert "majority, 1 judgement," in project_page
 
