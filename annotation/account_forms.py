@@ -7,8 +7,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from .accounts import AccountError, AccountRequest, parse_account_lines, project_for_code
-from .models import Project
+from annotation.accounts import AccountError, AccountRequest, parse_account_lines, project_for_code
+from annotation.models import Project
 
 
 class AccountsForm(forms.Form):

@@ -23,9 +23,15 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.authtoken.models import Token
 
-from . import throttle
-from .account_forms import AccountCreationForm, AccountsForm, InvitationForm, JoinWithCodeForm, SignupForm
-from .accounts import (
+from annotation import throttle
+from annotation.account_forms import (
+    AccountCreationForm,
+    AccountsForm,
+    InvitationForm,
+    JoinWithCodeForm,
+    SignupForm,
+)
+from annotation.accounts import (
     AccountError,
     accept_invitation,
     create_accounts,
@@ -37,9 +43,9 @@ from .accounts import (
     set_signup_enabled,
     use_invitation,
 )
-from .coverage import eligible_memberships, project_coverage
-from .models import Invitation, Membership, Project
-from .permissions import AuthenticatedHttpRequest, is_researcher, owned_project
+from annotation.coverage import eligible_memberships, project_coverage
+from annotation.models import Invitation, Membership, Project
+from annotation.permissions import AuthenticatedHttpRequest, is_researcher, owned_project
 
 # Sign-up logs the new account in through Django's own backend (axes' guards passwords typed at login).
 LOGIN_BACKEND = "django.contrib.auth.backends.ModelBackend"

@@ -23,7 +23,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from .models import Invitation, Membership, Project
+from annotation.models import Invitation, Membership, Project
 
 # Letters and digits that cannot be mistaken for one another when read aloud or copied by hand.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"

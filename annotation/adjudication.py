@@ -28,11 +28,11 @@ from django.db import transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
-from .counts import forget_task_facts
-from .crowd.adjudication import DISPUTED, TIE, referrals
-from .models import AdjudicatedBy, Adjudication, Judgement, Project, Task
-from .signals import announce_judgements_changed
-from .task_types import AnswerError
+from annotation.counts import forget_task_facts
+from annotation.crowd.adjudication import DISPUTED, TIE, referrals
+from annotation.models import AdjudicatedBy, Adjudication, Judgement, Project, Task
+from annotation.signals import announce_judgements_changed
+from annotation.task_types import AnswerError
 
 NOTE_MAX_CHARS = 2000
 # The project's settings that make up its rule: a change to any of them is applied by ``apply_rule``.

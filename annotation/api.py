@@ -10,16 +10,15 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotation.adjudication import RULE_SETTINGS, apply_rule
+from annotation.coverage import apply_k_to_items
+from annotation.downloads import judgements_response
+from annotation.models import Judgement, Project
+from annotation.permissions import IsResearcher
+from annotation.progress import project_progress_figures
+from annotation.removal import record_active_setting, set_archived
+from annotation.serializers import ProjectSerializer
 from cranfield.renderers import CsvRenderer, NdjsonRenderer, with_downloads
-
-from .adjudication import RULE_SETTINGS, apply_rule
-from .coverage import apply_k_to_items
-from .downloads import judgements_response
-from .models import Judgement, Project
-from .permissions import IsResearcher
-from .progress import project_progress_figures
-from .removal import record_active_setting, set_archived
-from .serializers import ProjectSerializer
 
 # Settings that change what a judgement means: fixed once anything is judged (as on the settings page).
 FIXED_ONCE_JUDGED = ("task_type", "config")

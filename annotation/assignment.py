@@ -30,11 +30,20 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from .adjudication import close_or_refer
-from .counts import has_qualification_items
-from .models import Assignment, Document, Judgement, JudgementRevision, Membership, Project, Task, Topic
-from .signals import announce_judgements_changed
-from .task_types import AnswerError
+from annotation.adjudication import close_or_refer
+from annotation.counts import has_qualification_items
+from annotation.models import (
+    Assignment,
+    Document,
+    Judgement,
+    JudgementRevision,
+    Membership,
+    Project,
+    Task,
+    Topic,
+)
+from annotation.signals import announce_judgements_changed
+from annotation.task_types import AnswerError
 
 # Pauses before each claim attempt. SKIP LOCKED hides rows that concurrent requests hold for a few
 # milliseconds (a claim, or a submission counting the task's judgements); near the end of a

@@ -14,7 +14,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Count, Q
 
-from .models import Task
+from annotation.models import Task
 
 ITEM_COUNTS_SECONDS = 30
 

@@ -22,9 +22,9 @@ from django.db.models import Count, ExpressionWrapper, F, IntegerField, Q, Query
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from .assignment import needs_qualification, release_expired_assignments
-from .counts import forget_task_facts
-from .models import Assignment, Membership, Project, Task
+from annotation.assignment import needs_qualification, release_expired_assignments
+from annotation.counts import forget_task_facts
+from annotation.models import Assignment, Membership, Project, Task
 
 if TYPE_CHECKING:  # a type checker's helper, installed with the dev extra only: never at run time
     from django_stubs_ext import WithAnnotations

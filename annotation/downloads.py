@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 
-from .inputs import spreadsheet_safe
-from .models import Judgement, JudgementRevision, Project
+from annotation.inputs import spreadsheet_safe
+from annotation.models import Judgement, JudgementRevision, Project
 
 JUDGEMENT_COLUMNS = [
     "judgement_id",

@@ -6,9 +6,9 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.core.validators import MinValueValidator
 
-from .coverage import HOW_TO_BRING_IN, eligible_among, k_problem
-from .models import Project, even_k_warning
-from .task_types import AnswerError, task_type
+from annotation.coverage import HOW_TO_BRING_IN, eligible_among, k_problem
+from annotation.models import Project, even_k_warning
+from annotation.task_types import AnswerError, task_type
 
 DEFAULT_LEVELS = "0: Not relevant\n1: Partly relevant\n2: Relevant\n3: Highly relevant"
 DEFAULT_DIMENSIONS = "quality, coherence, diversity, importance"

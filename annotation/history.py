@@ -22,7 +22,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from .models import Project, ProjectEvent
+from annotation.models import Project, ProjectEvent
 
 # Names a plan lists in full; beyond, it counts them (the API's details still list every one).
 NAMES_SHOWN = 50

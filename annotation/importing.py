@@ -15,10 +15,10 @@ from typing import Any, TypedDict
 from django.db import transaction
 from django.db.models import Max
 
-from .checks import degrade_text
-from .counts import forget_task_facts
-from .models import Document, Project, Task, Topic
-from .task_types import AnswerError
+from annotation.checks import degrade_text
+from annotation.counts import forget_task_facts
+from annotation.models import Document, Project, Task, Topic
+from annotation.task_types import AnswerError
 
 
 class ImportProblem(ValueError):

@@ -29,10 +29,10 @@ from django.db.models import (
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Cast
 
-from .adjudication import decisions_in_force
-from .crowd.adjudication import disagree, disputed, label_tally, majority_share, rating_spread
-from .models import AdjudicatedBy, Adjudication, Judgement, Membership, Project, Task
-from .task_types import LIKERT_GOLD_TOLERANCE
+from annotation.adjudication import decisions_in_force
+from annotation.crowd.adjudication import disagree, disputed, label_tally, majority_share, rating_spread
+from annotation.models import AdjudicatedBy, Adjudication, Judgement, Membership, Project, Task
+from annotation.task_types import LIKERT_GOLD_TOLERANCE
 
 BROWSED_KINDS = (Task.Kind.ITEM, Task.Kind.GOLD)
 

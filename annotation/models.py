@@ -17,7 +17,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from . import task_types
+from annotation import task_types
 
 # A share: a probability or a rate between 0 and 1.
 SHARE = [MinValueValidator(0.0), MaxValueValidator(1.0)]

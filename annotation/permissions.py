@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from rest_framework.permissions import BasePermission
 
-from .models import Project
+from annotation.models import Project
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User

@@ -27,9 +27,9 @@ from django.db.models.functions import TruncHour
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
-from . import charts
-from .coverage import eligible_memberships
-from .models import Judgement, Project, Task
+from annotation import charts
+from annotation.coverage import eligible_memberships
+from annotation.models import Judgement, Project, Task
 
 RATE_WINDOW = timedelta(minutes=60)
 # The shortest span a rate is taken over: a few seconds after the first judgement, two judgements

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from django.db import transaction
 from django.utils import timezone
 
-from .assignment import locked_membership
-from .models import Project, QualificationAttempt, Task
-from .task_types import AnswerError
+from annotation.assignment import locked_membership
+from annotation.models import Project, QualificationAttempt, Task
+from annotation.task_types import AnswerError
 
 
 class QualificationError(Exception):

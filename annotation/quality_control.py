@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .checks import CheckResult, score_checks
-from .models import Judgement, JudgementRevision, Project, Task
+from annotation.checks import CheckResult, score_checks
+from annotation.models import Judgement, JudgementRevision, Project, Task
 
 
 def attention_results(project: Project) -> dict[int, CheckResult]:

@@ -25,10 +25,10 @@ from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from .assignment import release_lease
-from .counts import forget_task_facts
-from .history import Change, Refused, named, plural, record
-from .models import (
+from annotation.assignment import release_lease
+from annotation.counts import forget_task_facts
+from annotation.history import Change, Refused, named, plural, record
+from annotation.models import (
     Assignment,
     Document,
     Judgement,

@@ -28,10 +28,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .history import Change, Refused, events_of
-from .models import Assignment, ProjectEvent
-from .permissions import AuthenticatedHttpRequest, IsResearcher, owned_project
-from .removal import (
+from annotation.history import Change, Refused, events_of
+from annotation.models import Assignment, ProjectEvent
+from annotation.permissions import AuthenticatedHttpRequest, IsResearcher, owned_project
+from annotation.removal import (
     delete_documents,
     delete_topics,
     live_leases,
@@ -44,7 +44,7 @@ from .removal import (
     requested_ids,
     set_archived,
 )
-from .serializers import StrictSerializer
+from annotation.serializers import StrictSerializer
 
 # Rows of the topics and documents pages (the API pages its lists too).
 ROWS_PER_PAGE = 100

@@ -18,15 +18,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from .adjudication import RULE_SETTINGS, apply_rule, describe_rule_change
-from .assignment import block_annotator, unblock_annotator
-from .coverage import HOW_TO_BRING_IN, apply_k_to_items, k_problem_of, lower_k_of_stranded_items
-from .downloads import judgements_response
-from .forms import ProjectForm
-from .models import Judgement, Membership
-from .permissions import AuthenticatedHttpRequest, is_researcher, owned_project
-from .progress import project_progress_figures
-from .removal import record_active_setting
+from annotation.adjudication import RULE_SETTINGS, apply_rule, describe_rule_change
+from annotation.assignment import block_annotator, unblock_annotator
+from annotation.coverage import HOW_TO_BRING_IN, apply_k_to_items, k_problem_of, lower_k_of_stranded_items
+from annotation.downloads import judgements_response
+from annotation.forms import ProjectForm
+from annotation.models import Judgement, Membership
+from annotation.permissions import AuthenticatedHttpRequest, is_researcher, owned_project
+from annotation.progress import project_progress_figures
+from annotation.removal import record_active_setting
 
 
 def researcher_only(request: AuthenticatedHttpRequest) -> None:

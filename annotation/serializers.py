@@ -3,10 +3,10 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
-from .coverage import HOW_TO_BRING_IN, eligible_among, k_problem
-from .inputs import InputError, identifier
-from .models import Project
-from .task_types import AnswerError, validate_config
+from annotation.coverage import HOW_TO_BRING_IN, eligible_among, k_problem
+from annotation.inputs import InputError, identifier
+from annotation.models import Project
+from annotation.task_types import AnswerError, validate_config
 
 
 class StrictSerializer(serializers.Serializer):

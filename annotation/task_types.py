@@ -326,7 +326,7 @@ class GradedRelevance(LabelTaskType):
         return name
 
     def config_from_form(self, cleaned: Mapping[str, Any]) -> dict[str, Any]:
-        from .forms import parse_levels  # the form's own text format; forms imports this module
+        from annotation.forms import parse_levels  # the form's own text format; forms imports this module
 
         return {"levels": parse_levels(cleaned.get("graded_levels") or "")}
 
@@ -451,7 +451,7 @@ class Likert(TaskType):
         return {"dimensions": dimensions, "scale_anchors": describe_anchors(anchors)}
 
     def config_from_form(self, cleaned: Mapping[str, Any]) -> dict[str, Any]:
-        from .forms import parse_anchors  # the form's own text format; forms imports this module
+        from annotation.forms import parse_anchors  # the form's own text format; forms imports this module
 
         names = [d.strip() for d in (cleaned.get("likert_dimensions") or "").split(",") if d.strip()]
         config: dict[str, Any] = {

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from . import account_views, removal_views, researcher_views, views
+from annotation import account_views, removal_views, researcher_views, views
 
 
 class DownloadFormat:

@@ -23,7 +23,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from .assignment import (
+from annotation.assignment import (
     AssignmentError,
     ItemsBusy,
     claim_next_task,
@@ -39,13 +39,18 @@ from .assignment import (
     submit_judgement,
     work_refusal,
 )
-from .counts import item_counts
-from .highlight import query_terms
-from .models import Assignment, Judgement, Membership, Project, Task
-from .permissions import AuthenticatedHttpRequest, is_researcher
-from .qualification import QualificationError, attempts_left, grade_qualification, qualification_tasks
-from .reading import text_part
-from .task_types import AnswerError
+from annotation.counts import item_counts
+from annotation.highlight import query_terms
+from annotation.models import Assignment, Judgement, Membership, Project, Task
+from annotation.permissions import AuthenticatedHttpRequest, is_researcher
+from annotation.qualification import (
+    QualificationError,
+    attempts_left,
+    grade_qualification,
+    qualification_tasks,
+)
+from annotation.reading import text_part
+from annotation.task_types import AnswerError
 
 
 @functools.lru_cache(maxsize=256)

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import GroundTruthJob, GroundTruthSnapshot, Run, RunEntry, SnapshotLabel
+from evaluation.models import GroundTruthJob, GroundTruthSnapshot, Run, RunEntry, SnapshotLabel
 
 
 @admin.register(Run)

@@ -39,12 +39,19 @@ from annotation.models import (
     Topic,
 )
 from annotation.serializers import ProjectSerializer
-
-from .collection import ImportFailed
-from .models import ExternalQrels, GroundTruthSnapshot, ImportJob, Reference, Run, RunEntry, SnapshotLabel
-from .runs import copy_entries
-from .scoring.compute import CODE_VERSION
-from .scoring.jobs import request_evaluations_of_latest
+from evaluation.collection import ImportFailed
+from evaluation.models import (
+    ExternalQrels,
+    GroundTruthSnapshot,
+    ImportJob,
+    Reference,
+    Run,
+    RunEntry,
+    SnapshotLabel,
+)
+from evaluation.runs import copy_entries
+from evaluation.scoring.compute import CODE_VERSION
+from evaluation.scoring.jobs import request_evaluations_of_latest
 
 FORMAT = "cranfield-bundle"
 FORMAT_VERSION = 1

@@ -23,11 +23,10 @@ from rest_framework.views import APIView
 from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
 from cranfield.renderers import ZipRenderer, with_downloads
-
-from .bundle import write_bundle
-from .import_jobs import BodyRefused, create_job
-from .models import ImportJob
-from .serializers import ImportSerializer
+from evaluation.bundle import write_bundle
+from evaluation.import_jobs import BodyRefused, create_job
+from evaluation.models import ImportJob
+from evaluation.serializers import ImportSerializer
 
 GZIP_HEADER = OpenApiParameter(
     "Content-Encoding",

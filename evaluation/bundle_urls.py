@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import bundle_api
+from evaluation import bundle_api
 
 urlpatterns = [
     path(

@@ -17,16 +17,15 @@ from django.db import transaction
 from annotation.importing import Catalogue, ImportProblem, ImportSummary, import_items
 from annotation.models import Project
 from annotation.serializers import TopicInSerializer
-
-from .metrics.natural_order import natural_sorted
-from .metrics.trec_io import TrecFormatError
-from .metrics.trec_topics import read_topics
-from .models import ExternalQrels
-from .runs import parse_runs, pool_runs, store_runs
-from .scoring.external import import_external_qrels
-from .scoring.jobs import request_evaluation, request_evaluations_of_latest
-from .serializers import ImportSerializer
-from .text_evaluation import import_references
+from evaluation.metrics.natural_order import natural_sorted
+from evaluation.metrics.trec_io import TrecFormatError
+from evaluation.metrics.trec_topics import read_topics
+from evaluation.models import ExternalQrels
+from evaluation.runs import parse_runs, pool_runs, store_runs
+from evaluation.scoring.external import import_external_qrels
+from evaluation.scoring.jobs import request_evaluation, request_evaluations_of_latest
+from evaluation.serializers import ImportSerializer
+from evaluation.text_evaluation import import_references
 
 
 @dataclass

@@ -43,8 +43,7 @@ from annotation.serializers import IdentifierField, StrictSerializer
 from annotation.signals import announce_judgements_changed
 from annotation.task_types import AnswerError
 from cranfield.parsers import DepthLimitedJSONParser
-
-from .collection import ImportFailed, flatten_errors
+from evaluation.collection import ImportFailed, flatten_errors
 
 
 class Pages(PageNumberPagination):

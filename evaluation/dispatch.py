@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from .ground_truth import embedded
+from evaluation.ground_truth import embedded
 
 logger = logging.getLogger(__name__)
 

@@ -23,10 +23,9 @@ from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from annotation.models import Project
-
-from .collection import ImportFailed, import_from_body
-from .dispatch import resend_lost, send_to_worker
-from .models import ImportJob
+from evaluation.collection import ImportFailed, import_from_body
+from evaluation.dispatch import resend_lost, send_to_worker
+from evaluation.models import ImportJob
 
 logger = logging.getLogger(__name__)
 Status = ImportJob.Status
@@ -164,7 +163,7 @@ def import_collection_job(job: ImportJob, progress: Callable[[str, float], None]
 
 
 def import_bundle_job(job: ImportJob, progress: Callable[[str, float], None]) -> dict:
-    from .bundle import import_bundle  # the bundle module builds on this one's job
+    from evaluation.bundle import import_bundle  # the bundle module builds on this one's job
 
     return import_bundle(job, body_of(job), progress)
 

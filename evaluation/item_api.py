@@ -43,9 +43,8 @@ from annotation.permissions import IsResearcher, owned_project
 from annotation.serializers import StrictSerializer
 from annotation.task_types import LABEL_RANGE
 from cranfield.parsers import DepthLimitedJSONParser
-
-from .collection_api import ProjectList
-from .item_browser import ground_truth_of, newest_snapshot
+from evaluation.collection_api import ProjectList
+from evaluation.item_browser import ground_truth_of, newest_snapshot
 
 
 class GroundTruthSerializer(serializers.Serializer):

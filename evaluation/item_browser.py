@@ -17,9 +17,8 @@ from typing import Any
 from django.db.models import Count
 
 from annotation.models import Project, Task
-
-from .ground_truth.ties import describe_state
-from .models import GroundTruthSnapshot, SnapshotLabel
+from evaluation.ground_truth.ties import describe_state
+from evaluation.models import GroundTruthSnapshot, SnapshotLabel
 
 
 def newest_snapshot(project: Project) -> GroundTruthSnapshot | None:

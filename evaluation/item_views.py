@@ -33,9 +33,8 @@ from annotation.items import (
 from annotation.models import AdjudicatedBy, Judgement, Project, Task
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from annotation.views import task_view
+from evaluation.item_browser import ground_truth_of, label_name, newest_snapshot, referral_of
 from evaluation.metrics.natural_order import natural_key
-
-from .item_browser import ground_truth_of, label_name, newest_snapshot, referral_of
 
 ITEMS_PER_PAGE = 50
 

@@ -19,9 +19,8 @@ import math
 from django.core.cache import cache
 
 from annotation.crowd.minimums import POINTS_FOR_CORRELATION, SYSTEMS_FOR_WILLIAMS
-
-from .ground_truth.downloads import rating_summary
-from .metrics.meta_evaluation import (
+from evaluation.ground_truth.downloads import rating_summary
+from evaluation.metrics.meta_evaluation import (
     LEVEL_UNITS,
     LEVELS,
     METHODS,
@@ -33,8 +32,8 @@ from .metrics.meta_evaluation import (
     system_means,
     williams_tests,
 )
-from .metrics.text_scores import LOWER_IS_BETTER
-from .models import GroundTruthSnapshot, TextEvaluation
+from evaluation.metrics.text_scores import LOWER_IS_BETTER
+from evaluation.models import GroundTruthSnapshot, TextEvaluation
 
 
 class ReportProblem(ValueError):

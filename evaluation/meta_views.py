@@ -15,15 +15,14 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
-
-from .colours import heat_colours
-from .meta_report import ReportProblem, correlation_matrix, scatter
-from .metrics.meta_evaluation import LEVELS, METHODS
-from .metrics.plotting import render as render_figure
-from .metrics.plotting import scatter_figure
-from .metrics.text_scores import METRICS
-from .models import TextEvaluation
-from .text_evaluation import output_tasks, request_text_evaluation
+from evaluation.colours import heat_colours
+from evaluation.meta_report import ReportProblem, correlation_matrix, scatter
+from evaluation.metrics.meta_evaluation import LEVELS, METHODS
+from evaluation.metrics.plotting import render as render_figure
+from evaluation.metrics.plotting import scatter_figure
+from evaluation.metrics.text_scores import METRICS
+from evaluation.models import TextEvaluation
+from evaluation.text_evaluation import output_tasks, request_text_evaluation
 
 IMAGE_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
 

@@ -30,9 +30,7 @@ from annotation.removal_views import (
     done_or_refused,
 )
 from evaluation.models import Run
-from evaluation.scoring.api import RunDetailView
-
-from .run_removal import (
+from evaluation.run_removal import (
     UNJUDGED_ITEMS,
     delete_run,
     plan_deletion,
@@ -42,6 +40,7 @@ from .run_removal import (
     unjudged_choice,
     withdraw,
 )
+from evaluation.scoring.api import RunDetailView
 
 UNJUDGED_CHOICES = {
     "name": "unjudged_items",

@@ -19,11 +19,10 @@ from django.views.decorators.http import require_GET
 
 from annotation.inputs import spreadsheet_safe
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
-
-from .ground_truth.downloads import rating_summary
-from .metrics.intervals import OVER_INPUTS
-from .metrics.meta_evaluation import SystemScore, system_scores
-from .models import GroundTruthSnapshot
+from evaluation.ground_truth.downloads import rating_summary
+from evaluation.metrics.intervals import OVER_INPUTS
+from evaluation.metrics.meta_evaluation import SystemScore, system_scores
+from evaluation.models import GroundTruthSnapshot
 
 # Bootstrap resamples of the inputs for each system's interval (seeded: the page is reproducible).
 RESAMPLES = OVER_INPUTS.resamples

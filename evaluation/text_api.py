@@ -28,14 +28,13 @@ from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
 from annotation.serializers import StrictSerializer
 from cranfield.parsers import DepthLimitedJSONParser
-
-from .collection_api import ProjectList
-from .meta_report import ReportProblem, correlation_matrix, scatter
-from .metrics.meta_evaluation import LEVELS, METHODS
-from .metrics.text_scores import METRICS, check_metrics
-from .models import OutputScore, Reference, TextEvaluation
-from .serializers import ReferenceInSerializer
-from .text_evaluation import (
+from evaluation.collection_api import ProjectList
+from evaluation.meta_report import ReportProblem, correlation_matrix, scatter
+from evaluation.metrics.meta_evaluation import LEVELS, METHODS
+from evaluation.metrics.text_scores import METRICS, check_metrics
+from evaluation.models import OutputScore, Reference, TextEvaluation
+from evaluation.serializers import ReferenceInSerializer
+from evaluation.text_evaluation import (
     ReferencesProblem,
     import_references,
     references_from_free_text,

@@ -22,9 +22,8 @@ from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from annotation.models import Project, Task
-
-from .dispatch import resend_lost, send_to_worker
-from .metrics.text_scores import (
+from evaluation.dispatch import resend_lost, send_to_worker
+from evaluation.metrics.text_scores import (
     METRICS,
     Output,
     TextScores,
@@ -33,7 +32,7 @@ from .metrics.text_scores import (
     signatures,
     system_means,
 )
-from .models import OutputScore, Reference, TextEvaluation
+from evaluation.models import OutputScore, Reference, TextEvaluation
 
 logger = logging.getLogger(__name__)
 Status = TextEvaluation.Status

@@ -2,7 +2,7 @@
 
 from django.urls import include, path, register_converter
 
-from . import (
+from evaluation import (
     api,
     collection_api,
     item_api,
@@ -13,8 +13,8 @@ from . import (
     text_api,
     views,
 )
-from .scoring import api as scoring_api
-from .scoring import views as scoring_views
+from evaluation.scoring import api as scoring_api
+from evaluation.scoring import views as scoring_views
 
 
 class SnapshotDownload:

@@ -27,12 +27,11 @@ from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from annotation.progress import dashboard_charts, project_progress_figures
 from annotation.quality_control import attention_results
 from annotation.removal import live_leases
-
-from .collection import ImportFailed, describe_import, import_from_body
-from .ground_truth.diff import diff_snapshots
-from .ground_truth.downloads import qrels_response, ratings_csv_response, ratings_json_response
-from .ground_truth.jobs import request_ground_truth_job
-from .ground_truth.report import (
+from evaluation.collection import ImportFailed, describe_import, import_from_body
+from evaluation.ground_truth.diff import diff_snapshots
+from evaluation.ground_truth.downloads import qrels_response, ratings_csv_response, ratings_json_response
+from evaluation.ground_truth.jobs import request_ground_truth_job
+from evaluation.ground_truth.report import (
     CONFUSION_MATRICES_ON_PAGE,
     BadVersion,
     agreement_report,
@@ -41,11 +40,11 @@ from .ground_truth.report import (
     latest_snapshot,
     requested_version,
 )
-from .ground_truth.ties import TIES_ON_PAGE, tie_report
-from .import_examples import example_json, other_examples
-from .item_browser import adjudication_counts
-from .models import GroundTruthJob, GroundTruthSnapshot
-from .scoring.plots import NothingToPlot, kappa_data
+from evaluation.ground_truth.ties import TIES_ON_PAGE, tie_report
+from evaluation.import_examples import example_json, other_examples
+from evaluation.item_browser import adjudication_counts
+from evaluation.models import GroundTruthJob, GroundTruthSnapshot
+from evaluation.scoring.plots import NothingToPlot, kappa_data
 
 # Leases the project page lists (oldest first); the API lists them all.
 LEASES_SHOWN = 20

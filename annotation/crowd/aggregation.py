@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .encoding import Encoded, Labels, as_encoded, encode, label_order
+from annotation.crowd.encoding import Encoded, Labels, as_encoded, encode, label_order
 
 __all__ = [
     "TIE_RULES",

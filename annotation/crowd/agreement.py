@@ -28,7 +28,7 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
 
-from .encoding import Encoded, Labels, Triple, as_encoded, factorize, label_order
+from annotation.crowd.encoding import Encoded, Labels, Triple, as_encoded, factorize, label_order
 
 __all__ = [
     "AgreementResult",

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
-from .agreement import (
+from annotation.crowd.agreement import (
     Labels,
     Weights,
     alpha_value_domain,
@@ -36,7 +36,7 @@ from .agreement import (
     expected_disagreement,
     pair_entries,
 )
-from .encoding import Encoded, as_encoded
+from annotation.crowd.encoding import Encoded, as_encoded
 
 STATISTICS = ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha")
 _CHUNK = 32  # replicates whose item weights are held at once (32 × items floats)

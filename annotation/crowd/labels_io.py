@@ -19,7 +19,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .encoding import DuplicateLabelError, Encoded, _from_codes, check_duplicates_rule, factorize
+from annotation.crowd.encoding import (
+    DuplicateLabelError,
+    Encoded,
+    _from_codes,
+    check_duplicates_rule,
+    factorize,
+)
 
 
 class LabelFileError(ValueError):

@@ -7,8 +7,8 @@ import importlib
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
-from .aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
-from .encoding import Labels
+from annotation.crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
+from annotation.crowd.encoding import Labels
 
 
 def _later(module: str, name: str) -> Callable[..., Any]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .aggregation import _CLIP, AggregationResult, _encoded, canonical, probability_result
-from .encoding import Labels
+from annotation.crowd.aggregation import _CLIP, AggregationResult, _encoded, canonical, probability_result
+from annotation.crowd.encoding import Labels
 
 
 def one_coin_dawid_skene(

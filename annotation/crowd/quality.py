@@ -18,8 +18,8 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-from .aggregation import AggregationResult, Labels
-from .encoding import Encoded, as_encoded
+from annotation.crowd.aggregation import AggregationResult, Labels
+from annotation.crowd.encoding import Encoded, as_encoded
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .agreement import (
+from annotation.crowd.agreement import (
     Labels,
     Weights,
     cohen_kappa_pairs,
@@ -20,10 +20,10 @@ from .agreement import (
     randolph_kappa,
     weights_description,
 )
-from .bootstrap import STATISTICS, bootstrap_agreement
-from .encoding import as_encoded
-from .minimums import ITEMS_FOR_AGREEMENT_INTERVAL, ITEMS_FOR_KAPPA, Minimum
-from .prevalence import explain_low_kappa, pooled_agreement
+from annotation.crowd.bootstrap import STATISTICS, bootstrap_agreement
+from annotation.crowd.encoding import as_encoded
+from annotation.crowd.minimums import ITEMS_FOR_AGREEMENT_INTERVAL, ITEMS_FOR_KAPPA, Minimum
+from annotation.crowd.prevalence import explain_low_kappa, pooled_agreement
 
 
 def agreement_summary(

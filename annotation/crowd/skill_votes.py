@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .aggregation import (
+from annotation.crowd.aggregation import (
     AggregationResult,
     _break_ties,
     _encoded,
@@ -17,7 +17,7 @@ from .aggregation import (
     probability_result,
     weighted_scores,
 )
-from .encoding import Encoded, Labels
+from annotation.crowd.encoding import Encoded, Labels
 
 
 def wawa(labels: Labels, *, tie_rule: str = "lower") -> AggregationResult:

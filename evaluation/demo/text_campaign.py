@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .simulate import SECONDS_LOG_SPREAD
+from evaluation.demo.simulate import SECONDS_LOG_SPREAD
 
 DEMO_TEXT_PROJECT_NAME = "Cranfield demo: summaries rated"
 DEMO_TEXT_INPUTS = 40

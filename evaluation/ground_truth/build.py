@@ -49,9 +49,8 @@ from annotation.crowd.report import agreement_summary
 from annotation.models import AdjudicatedBy, Judgement, JudgementRevision, Membership, Project, Task
 from annotation.normalisation import zscore_per_annotator
 from annotation.task_types import LIKERT_GOLD_TOLERANCE
+from evaluation.ground_truth.ties import rule_parameters, tie_states
 from evaluation.models import GroundTruthSnapshot, SnapshotLabel
-
-from .ties import rule_parameters, tie_states
 
 # The tie-break of the votes that are not the project's own majority vote (the gold-weighted
 # method's equal scores, the leaderboard's alternative ground truths): the lower label.

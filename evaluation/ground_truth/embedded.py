@@ -28,7 +28,7 @@ _queued: list[tuple[Any, tuple]] = []  # (Celery task, arguments) waiting for ru
 def schedule(project_id: int, job_id: int, *, delay: float) -> None:
     """Start the ground-truth job ``delay`` seconds from now on a daemon thread (or queue it, in
     manual mode)."""
-    from .jobs import compute_ground_truth  # jobs imports this module
+    from evaluation.ground_truth.jobs import compute_ground_truth  # jobs imports this module
 
     schedule_task(compute_ground_truth, (project_id, job_id), delay=delay)
 

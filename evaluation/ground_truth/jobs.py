@@ -22,11 +22,10 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from annotation.models import Project
+from evaluation.ground_truth import embedded
+from evaluation.ground_truth.build import build_snapshot
 from evaluation.models import GroundTruthJob
 from evaluation.scoring.jobs import on_snapshot_written
-
-from . import embedded
-from .build import build_snapshot
 
 logger = logging.getLogger(__name__)
 

@@ -17,9 +17,8 @@ from itertools import combinations
 import numpy as np
 
 from annotation.crowd.minimums import TOPICS_FOR_TEST, Minimum
-
-from .intervals import OVER_TOPICS, IntervalMethod, mean_intervals
-from .significance import compare_systems, correct
+from evaluation.metrics.intervals import OVER_TOPICS, IntervalMethod, mean_intervals
+from evaluation.metrics.significance import compare_systems, correct
 
 # Correction methods accepted besides statsmodels' own names: none leaves the p-values as they are.
 NO_CORRECTION = "none"

@@ -32,8 +32,7 @@ from annotation.crowd.minimums import (
     SYSTEMS_FOR_WILLIAMS,
     Minimum,
 )
-
-from .intervals import expanded_probabilities
+from evaluation.metrics.intervals import expanded_probabilities
 
 Record = tuple[str, str, float]  # (system, input, value)
 METHODS = ("pearson", "spearman", "kendall")

@@ -22,8 +22,7 @@ from matplotlib.typing import RcKeyType
 from scipy import stats
 
 from annotation.charts import PALETTE
-
-from .curves import AveragedRocCurve, DetCurve, QQPoints, RocCurve
+from evaluation.metrics.curves import AveragedRocCurve, DetCurve, QQPoints, RocCurve
 
 FORMATS = ("png", "svg")
 DET_TICKS = [0.001, 0.01, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95, 0.99]

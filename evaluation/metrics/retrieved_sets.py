@@ -8,8 +8,8 @@ files know of it. A document the qrels do not judge for a topic counts as non-re
 
 from __future__ import annotations
 
-from . import sets
-from .trec_io import Qrels, Run, trec_order
+from evaluation.metrics import sets
+from evaluation.metrics.trec_io import Qrels, Run, trec_order
 
 MEASURES = ("precision", "recall", "F", "accuracy", "specificity", "fallout")
 

@@ -18,10 +18,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from annotation.crowd.minimums import ITEMS_FOR_KAPPA, Minimum
-
-from .natural_order import natural_sorted
-from .trec_io import Qrels, Run, trec_order
-from .trec_measures import aggregate, evaluate_many
+from evaluation.metrics.natural_order import natural_sorted
+from evaluation.metrics.trec_io import Qrels, Run, trec_order
+from evaluation.metrics.trec_measures import aggregate, evaluate_many
 
 # --- unjudged documents --------------------------------------------------------------------------
 

@@ -30,9 +30,7 @@ from cranfield.renderers import CsvRenderer, PlainTextRenderer, with_downloads
 from evaluation.collection import ImportFailed, import_from_body
 from evaluation.collection_api import ProjectList
 from evaluation.models import Evaluation, ExternalQrels, Run, RunScore
-from evaluation.serializers import ImportSummarySerializer
-
-from .board import (
+from evaluation.scoring.board import (
     BoardError,
     BoardOptions,
     available_measures,
@@ -41,11 +39,12 @@ from .board import (
     per_topic_table,
     trec_eval_text,
 )
-from .checks import shown_checks
-from .compute import run_file
-from .external import import_external_qrels
-from .jobs import not_superseded
-from .views import requested
+from evaluation.scoring.checks import shown_checks
+from evaluation.scoring.compute import run_file
+from evaluation.scoring.external import import_external_qrels
+from evaluation.scoring.jobs import not_superseded
+from evaluation.scoring.views import requested
+from evaluation.serializers import ImportSummarySerializer
 
 RUN_KEYS = {"runs", "pool_depth", "pool_budget", "pool_method", "run_group", "dry_run"}
 
@@ -372,7 +371,7 @@ class ExternalQrelsView(ProjectList):
 
     @extend_schema(request=ExternalQrelsInSerializer, responses={201: ExternalQrelsSerializer})
     def post(self, request: Request, project_pk: int) -> Response:
-        from .jobs import request_evaluation
+        from evaluation.scoring.jobs import request_evaluation
 
         project = owned_project(request.user, project_pk)
         body = ExternalQrelsInSerializer(data=request.data)

@@ -22,8 +22,7 @@ from evaluation.metrics.measure_names import measure_name_or_as_given, split_mea
 from evaluation.metrics.natural_order import natural_sorted
 from evaluation.metrics.trec_measures import PER_TOPIC_ONLY, parse_measures
 from evaluation.models import Evaluation, RunScore
-
-from .compute import MEASURES
+from evaluation.scoring.compute import MEASURES
 
 DEFAULT_MEASURES = ("map", "P_10", "ndcg_cut_10", "bpref", "recip_rank")
 TESTS = ("t", "wilcoxon", "bootstrap", "randomisation")

@@ -20,8 +20,7 @@ import math
 from annotation.crowd.minimums import POINTS_FOR_CORRELATION
 from evaluation.metrics.trust import flipped_pairs, kendall_tau, ranking, symmetric_tau_ap
 from evaluation.models import Evaluation
-
-from .compute import CHECK_MEASURE, UNJUDGED_CUTOFFS
+from evaluation.scoring.compute import CHECK_MEASURE, UNJUDGED_CUTOFFS
 
 # A run whose top 10 is on average more than this share unjudged is flagged.
 UNJUDGED_FLAG = 0.2

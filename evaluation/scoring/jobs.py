@@ -24,9 +24,8 @@ from django.utils import timezone
 from annotation.models import Project
 from evaluation.dispatch import resend_lost, send_to_worker
 from evaluation.models import Evaluation, ExternalQrels, GroundTruthSnapshot, Run
-
-from .checks import evaluation_checks
-from .compute import ScoringContext, score_run, scoring_context, signature, variant_qrels
+from evaluation.scoring.checks import evaluation_checks
+from evaluation.scoring.compute import ScoringContext, score_run, scoring_context, signature, variant_qrels
 
 logger = logging.getLogger(__name__)
 Status = Evaluation.Status

@@ -4,8 +4,8 @@ and ``reverse("kappa-plot", kwargs={"project_id": …, "fmt": "png"})``."""
 
 from django.urls import path, register_converter
 
-from . import plot_views
-from .plots import EVALUATION_KINDS
+from evaluation.scoring import plot_views
+from evaluation.scoring.plots import EVALUATION_KINDS
 
 
 class PlotKind:

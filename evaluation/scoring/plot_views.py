@@ -16,9 +16,8 @@ from django.views.decorators.http import require_GET
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from evaluation.metrics.plotting import render
 from evaluation.models import Evaluation
+from evaluation.scoring import plots
 from evaluation.views import BadRequest, answers_bad_request
-
-from . import plots
 
 CONTENT_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
 

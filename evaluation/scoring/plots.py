@@ -137,7 +137,7 @@ def relevance_scores(
     """Per run (one when ``run_id`` is given, else every scored run with a topic that has both
     classes), per topic, the scores of its retrieved documents that the evaluation's qrels judge,
     with binary labels (qrels value ≥ the evaluation's relevance level)."""
-    from .compute import ground_truth_qrels
+    from evaluation.scoring.compute import ground_truth_qrels
 
     runs = dict(scores_of(evaluation).values_list("run_id", "run__tag"))
     if run_id is not None and run_id not in runs:

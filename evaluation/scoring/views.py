@@ -21,8 +21,7 @@ from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from evaluation.collection import ImportFailed, describe_import, import_from_body
 from evaluation.metrics.natural_order import natural_key
 from evaluation.models import Evaluation, Run, RunScore
-
-from .board import (
+from evaluation.scoring.board import (
     CORRECTIONS,
     TESTS,
     BoardError,
@@ -34,10 +33,10 @@ from .board import (
     per_topic_table,
     trec_eval_text,
 )
-from .checks import shown_checks
-from .compute import run_file
-from .external import crowd_against_external, import_external_qrels
-from .jobs import not_superseded, request_evaluation
+from evaluation.scoring.checks import shown_checks
+from evaluation.scoring.compute import run_file
+from evaluation.scoring.external import crowd_against_external, import_external_qrels
+from evaluation.scoring.jobs import not_superseded, request_evaluation
 
 DOWNLOADS = {
     "csv": "text/csv; charset=utf-8",
