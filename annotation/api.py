@@ -10,13 +10,13 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation.adjudication import RULE_SETTINGS, apply_rule
-from annotation.coverage import apply_k_to_items
-from annotation.downloads import judgements_response
+from annotation.adjudication.rules import RULE_SETTINGS, apply_rule
+from annotation.judging.coverage import apply_k_to_items
 from annotation.models import Judgement, Project
 from annotation.permissions import IsResearcher
-from annotation.progress import project_progress_figures
-from annotation.removal import record_active_setting, set_archived
+from annotation.progress.live import project_progress_figures
+from annotation.projects.downloads import judgements_response
+from annotation.projects.removal import record_active_setting, set_archived
 from annotation.serializers import ProjectSerializer
 from cranfield.renderers import CsvRenderer, NdjsonRenderer, with_downloads
 

@@ -6,7 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.core.validators import MinValueValidator
 
-from annotation.coverage import HOW_TO_BRING_IN, eligible_among, k_problem
+from annotation.judging.coverage import HOW_TO_BRING_IN, eligible_among, k_problem
 from annotation.models import Project, even_k_warning
 from annotation.task_types import AnswerError, task_type
 
@@ -245,7 +245,7 @@ class ProjectForm(forms.ModelForm):
         return cleaned
 
     def check_k_against_annotators(self, cleaned: dict) -> None:
-        """Refuse a k that the named annotators cannot give every item (``annotation.coverage``).
+        """Refuse a k that the named annotators cannot give every item (``annotation.judging.coverage``).
 
         Only when this form sets k or the annotators: a save that changes neither (new instructions,
         say) goes through, and the project page keeps warning. A project with no eligible annotator

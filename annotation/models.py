@@ -154,7 +154,7 @@ class Project(models.Model):
 
     class TieRule(models.TextChoices):
         # How majority vote settles a tie (a 1–1 split with k = 2): referred like a disputed item
-        # (annotation.adjudication), or broken at once by annotation.crowd.aggregation's rules.
+        # (annotation.adjudication.rules), or broken at once by annotation.crowd.aggregation's rules.
         EXTRA_ANNOTATOR = "extra_annotator", "Refer it to one more annotator"
         RESEARCHER = "researcher", "Refer it to you, to settle on the item page"
         LOWER = "lower", "The lower label (e.g. not relevant)"
@@ -170,7 +170,7 @@ class Project(models.Model):
         "by k when the project is saved: one more annotator when k is even, the lower label when odd.",
     )
     active = models.BooleanField(default=True)
-    # Sign-up with a project code (annotation.accounts): anyone who has the code may create an account
+    # Sign-up with a project code (annotation.accounts.joining): anyone who has the code may create an account
     # and join while sign-up is enabled. Not a setting of the form or API: it is shown, switched and
     # renewed on the project's Annotators page only.
     signup_code = models.CharField(max_length=32, blank=True, default="")
@@ -538,7 +538,7 @@ class Task(models.Model):
         null=True, blank=True, help_text="Gold and qualification items: the expected answer."
     )
     gold_explanation = models.TextField(blank=True, help_text="Shown with gold feedback, when enabled.")
-    # Set by the project's adjudication rule (annotation.adjudication) when the item's k judgements
+    # Set by the project's adjudication rule (annotation.adjudication.rules) when the item's k judgements
     # were disputed: sent to one more assessor (``required_judgements`` went up by one), or left for
     # a researcher. How a researcher settled it is in ``Adjudication``, whether referred or not.
     referred_to = models.CharField(max_length=20, choices=AdjudicatedBy.choices, blank=True, default="")

@@ -3,8 +3,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
-from annotation.coverage import HOW_TO_BRING_IN, eligible_among, k_problem
-from annotation.inputs import InputError, identifier
+from annotation.items.inputs import InputError, identifier
+from annotation.judging.coverage import HOW_TO_BRING_IN, eligible_among, k_problem
 from annotation.models import Project
 from annotation.task_types import AnswerError, validate_config
 
@@ -27,7 +27,7 @@ class StrictSerializer(serializers.Serializer):
 
 class IdentifierField(serializers.CharField):
     """An id of a topic, document or run: NFC-normalised, no whitespace or invisible characters
-    (``annotation.inputs.identifier``)."""
+    (``annotation.items.inputs.identifier``)."""
 
     def to_internal_value(self, data):
         value = super().to_internal_value(data)

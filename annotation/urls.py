@@ -1,6 +1,9 @@
 from django.urls import path, register_converter
 
-from annotation import account_views, removal_views, researcher_views, views
+from annotation.accounts import views as account_views
+from annotation.judging import views
+from annotation.projects import removal_views
+from annotation.projects import views as researcher_views
 
 
 class DownloadFormat:

@@ -4,7 +4,7 @@ Three functions, ``login``, ``next_task`` and ``submit``, each one or two HTTP r
 session cookie and the CSRF token a browser would send. When the annotator pages change, adapt
 this file; ``bench_load.py`` only calls these functions and reads ``JudgePage``.
 
-Today's pages (annotation/views.py):
+Today's pages (annotation/judging/views.py):
 
 - ``GET /projects/<id>/judge/`` shows the annotator's leased task with a form posting to
   ``/projects/<id>/assignments/<aid>/submit/``, or a button posting to ``/projects/<id>/next/``;

@@ -110,7 +110,7 @@ def run_job(session: requests.Session, url: str, body: bytes, content_type: str)
 
 def direct(project, body: bytes) -> float:
     """The same import in this process, without the API or the job: the work itself."""
-    from evaluation.collection import import_from_body
+    from evaluation.collection.flow import import_from_body
 
     started = time.perf_counter()
     import_from_body(project, json.loads(body))

@@ -198,7 +198,7 @@ def main() -> None:
     from django.contrib.auth import get_user_model
 
     from annotation.models import Project
-    from evaluation.collection import import_collection
+    from evaluation.collection.flow import import_collection
     from evaluation.ground_truth.build import build_snapshot
 
     try:

@@ -1085,7 +1085,7 @@ def print_profile(
     sql = cumulative(stats, "django/db/backends/utils.py", "_execute")
     commit = cumulative(stats, "django/db/backends/base/base.py", "commit")
     pages = cumulative(stats, "django/shortcuts.py", "render")
-    markdown_time = cumulative(stats, "annotation/views.py", "render_markdown")
+    markdown_time = cumulative(stats, "annotation/judging/views.py", "render_markdown")
     print(
         f"\ncProfile, {rounds} more rounds: Django handler {handler:.2f} s = SQL {sql / handler:.0%}, "
         f"COMMIT {commit / handler:.0%}, page rendering {pages / handler:.0%}, Markdown + nh3 of the "

@@ -11,10 +11,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cranfield.settings")
 app = Celery("cranfield")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-# Ground truth keeps its Celery tasks in jobs.py, next to the lifecycle they drive.
-app.autodiscover_tasks(["evaluation.ground_truth", "evaluation.scoring"], related_name="jobs")
-app.autodiscover_tasks(["evaluation"], related_name="import_jobs")
-app.autodiscover_tasks(["evaluation"], related_name="text_evaluation")
+# The jobs keep their Celery tasks in jobs.py (import jobs: import_jobs.py), beside the lifecycle they drive.
+app.autodiscover_tasks(
+    ["evaluation.ground_truth", "evaluation.scoring", "evaluation.texts"], related_name="jobs"
+)
+app.autodiscover_tasks(["evaluation.collection"], related_name="import_jobs")
 
 # Every project's ground truth is recomputed hourly as a safety net for jobs lost before they
 # were queued; unchanged projects write nothing (see evaluation.ground_truth.jobs).
@@ -29,11 +30,11 @@ app.conf.beat_schedule = {
         "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
     },
     "resend-lost-import-jobs": {
-        "task": "evaluation.import_jobs.resend_lost_import_job_messages",
+        "task": "evaluation.collection.import_jobs.resend_lost_import_job_messages",
         "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
     },
     "resend-lost-text-evaluation-jobs": {
-        "task": "evaluation.text_evaluation.resend_lost_text_evaluation_jobs",
+        "task": "evaluation.texts.jobs.resend_lost_text_evaluation_jobs",
         "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
     },
     "resend-lost-evaluation-jobs": {

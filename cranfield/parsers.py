@@ -1,4 +1,4 @@
-"""The API's JSON parser: DRF's, refusing bodies nested too deeply (``annotation.inputs``) with a 400
+"""The API's JSON parser: DRF's, refusing bodies nested too deeply (``annotation.items.inputs``) with a 400
 instead of letting the parser or a serializer run out of stack (a 500)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from annotation.inputs import MAX_JSON_DEPTH, json_depth
+from annotation.items.inputs import MAX_JSON_DEPTH, json_depth
 
 
 class DepthLimitedJSONParser(JSONParser):

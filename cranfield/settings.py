@@ -161,7 +161,7 @@ AXES_LOCKOUT_CALLABLE = "cranfield.errors.locked_out"
 AXES_VERBOSE = False
 
 # The public account pages (sign-up with a code, invitation links, password reset) are throttled per
-# client address in the cache (annotation/throttle.py): at most SIGNUP_THROTTLE_ATTEMPTS posts, and
+# client address in the cache (annotation/accounts/throttle.py): at most SIGNUP_THROTTLE_ATTEMPTS posts, and
 # SIGNUP_THROTTLE_FAILURES wrong codes or dead links, per address per SIGNUP_THROTTLE_MINUTES.
 SIGNUP_THROTTLE_ATTEMPTS = int(os.environ.get("SIGNUP_THROTTLE_ATTEMPTS", "30"))
 SIGNUP_THROTTLE_FAILURES = int(os.environ.get("SIGNUP_THROTTLE_FAILURES", "10"))
@@ -272,7 +272,8 @@ SPECTACULAR_SETTINGS = {
 
 # The cache: Redis, shared by every web process, when REDIS_URL is set; otherwise this process's
 # memory (the embedded default runs one process). It holds sessions in front of the database, the
-# judging page's item counts (annotation.counts) and meta-evaluation reports (evaluation.meta_report).
+# judging page's item counts (annotation.judging.counts) and meta-evaluation reports
+# (evaluation.texts.meta_report).
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -311,7 +312,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 GROUND_TRUTH_DEBOUNCE_SECONDS = int(os.environ.get("GROUND_TRUTH_DEBOUNCE_SECONDS", "10"))
 # Without a worker (tasks eager), how ground-truth jobs run: "thread" starts each one on a
 # background thread of the web process after the debounce delay; "manual" only queues them until
-# evaluation.ground_truth.embedded.run_queued() is called (the test suite's default).
+# evaluation.jobs.embedded.run_queued() is called (the test suite's default).
 GROUND_TRUTH_EMBEDDED_RUNNER = os.environ.get("GROUND_TRUTH_EMBEDDED_RUNNER", "thread")
 # Seconds before Redis hands a job whose worker died (never acknowledged) to another worker. It
 # must exceed the longest job, or a job still running is started a second time (harmless, since

@@ -7,7 +7,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from annotation.account_views import api_token, password_reset
+from annotation.accounts.views import api_token, password_reset
 from annotation.api import ProjectViewSet
 from evaluation.api import SnapshotViewSet
 
@@ -39,7 +39,7 @@ urlpatterns = [
     path("favicon.ico", favicon),
     path("", include("annotation.urls")),
     path("", include("evaluation.urls")),
-    path("", include("evaluation.bundle_urls")),
+    path("", include("evaluation.bundle.urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Django's own password views; the email goes through EMAIL_BACKEND (the console by default).

@@ -26,14 +26,14 @@ from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
 from cranfield.parsers import DepthLimitedJSONParser
 from cranfield.renderers import PlainTextRenderer, with_downloads
-from evaluation.collection import ImportFailed, import_from_body
+from evaluation.collection.flow import ImportFailed, import_from_body
+from evaluation.collection.serializers import ImportSerializer, ImportSummarySerializer
 from evaluation.ground_truth.diff import diff_snapshots
 from evaluation.ground_truth.downloads import qrels_response, rating_summary
 from evaluation.ground_truth.jobs import request_ground_truth_job
 from evaluation.ground_truth.report import BadVersion, agreement_report, latest_snapshot, requested_version
 from evaluation.ground_truth.ties import tie_report
 from evaluation.models import GroundTruthJob, GroundTruthSnapshot
-from evaluation.serializers import ImportSerializer, ImportSummarySerializer
 
 
 def version_parameter(request: Request, name: str = "version") -> int | None:

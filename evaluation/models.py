@@ -21,7 +21,7 @@ class Run(models.Model):
     description = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # A withdrawn run is kept (and may be reinstated) but scored by no evaluation that starts after
-    # it was withdrawn, so it leaves the leaderboard (evaluation.run_removal).
+    # it was withdrawn, so it leaves the leaderboard (evaluation.collection.run_removal).
     withdrawn_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -261,7 +261,7 @@ class RunScore(models.Model):
 
 class ImportJob(JobState):
     """A large import run by a worker: a collection (the import API's JSON body) into a project, or a
-    test-collection bundle (``evaluation.bundle``) into a new project.
+    test-collection bundle (``evaluation.bundle.archive``) into a new project.
 
     The body is received in chunks and kept here, compressed, until the job has read it: the web
     process never holds it whole and a worker on another machine reads it from the database.

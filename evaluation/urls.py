@@ -2,19 +2,15 @@
 
 from django.urls import include, path, register_converter
 
-from evaluation import (
-    api,
-    collection_api,
-    item_api,
-    item_views,
-    meta_views,
-    run_removal_views,
-    systems,
-    text_api,
-    views,
-)
+from evaluation import api, views
+from evaluation.collection import api as collection_api
+from evaluation.collection import run_removal_views
+from evaluation.items import api as item_api
+from evaluation.items import views as item_views
 from evaluation.scoring import api as scoring_api
 from evaluation.scoring import views as scoring_views
+from evaluation.texts import api as text_api
+from evaluation.texts import meta_views, systems
 
 
 class SnapshotDownload:

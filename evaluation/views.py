@@ -20,14 +20,15 @@ from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation import inputs
-from annotation.coverage import project_coverage
+from annotation.items import inputs
+from annotation.judging.coverage import project_coverage
 from annotation.models import Judgement, Membership, Project, Task
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
-from annotation.progress import dashboard_charts, project_progress_figures
-from annotation.quality_control import attention_results
-from annotation.removal import live_leases
-from evaluation.collection import ImportFailed, describe_import, import_from_body
+from annotation.progress.live import dashboard_charts, project_progress_figures
+from annotation.projects.removal import live_leases
+from annotation.quality.attention_results import attention_results
+from evaluation.collection.examples import example_json, other_examples
+from evaluation.collection.flow import ImportFailed, describe_import, import_from_body
 from evaluation.ground_truth.diff import diff_snapshots
 from evaluation.ground_truth.downloads import qrels_response, ratings_csv_response, ratings_json_response
 from evaluation.ground_truth.jobs import request_ground_truth_job
@@ -41,8 +42,7 @@ from evaluation.ground_truth.report import (
     requested_version,
 )
 from evaluation.ground_truth.ties import TIES_ON_PAGE, tie_report
-from evaluation.import_examples import example_json, other_examples
-from evaluation.item_browser import adjudication_counts
+from evaluation.items.browser import adjudication_counts
 from evaluation.models import GroundTruthJob, GroundTruthSnapshot
 from evaluation.scoring.plots import NothingToPlot, kappa_data
 

@@ -193,6 +193,6 @@ def _ground_truth_jobs_wait_to_be_run(settings):
     on a timer thread that would outlive the test (tests of the thread runner switch it back)."""
     settings.GROUND_TRUTH_EMBEDDED_RUNNER = "manual"
     yield
-    from evaluation.ground_truth import embedded
+    from evaluation.jobs import embedded
 
     embedded.discard_queued()

@@ -36,14 +36,14 @@ class DuplicateLineError(LabelFileError):
     """An (item, annotator) labelled on two lines under the ``refuse`` rule; names both lines."""
 
 
-# annotation.downloads.JUDGEMENT_COLUMNS written out: this package imports no Django (a test checks).
+# annotation.projects.downloads.JUDGEMENT_COLUMNS written out: this package imports no Django (a test checks).
 APP_JUDGEMENT_COLUMNS = (
     "judgement_id", "task_id", "kind", "topic", "document", "document_b", "annotator", "label", "answer",
     "revision", "seconds_spent", "seconds_on_task", "created_at", "updated_at",
 )  # fmt: skip
 # The kinds of task whose judgements are votes on an item (gold items' answers weigh annotators).
 APP_VOTING_KINDS = frozenset({"item", "gold"})
-# annotation.inputs.spreadsheet_safe prefixes a cell starting with one of these with a quote.
+# annotation.items.inputs.spreadsheet_safe prefixes a cell starting with one of these with a quote.
 _ESCAPED_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 

@@ -81,7 +81,7 @@ def run_meta_eval(args: argparse.Namespace) -> int:
     if unknown:
         raise CommandError(f"--lower-is-better: {unknown[0]} is not one of the METRIC files")
     human = read_scores(args.human)
-    # Error rates negated, as evaluation.meta_report orients them: higher means closer to the humans.
+    # Error rates negated, as evaluation.texts.meta_report orients them: higher means closer to the humans.
     metrics = {
         path: [(s, i, -v) for s, i, v in read_scores(path)]
         if path in args.lower_is_better

@@ -24,7 +24,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.adjudication import decisions_in_force
+from annotation.adjudication.rules import decisions_in_force
 from annotation.crowd.aggregation import (
     AggregationResult,
     dawid_skene,
@@ -37,6 +37,7 @@ from annotation.crowd.bradley_terry import BradleyTerryError, bradley_terry
 from annotation.crowd.encoding import Encoded, Labels, as_encoded, encode, on_scale
 from annotation.crowd.methods import aggregate_by_name
 from annotation.crowd.minimums import COMPARISONS_FOR_INTERVAL, ITEMS_FOR_KAPPA
+from annotation.crowd.normalisation import zscore_per_annotator
 from annotation.crowd.quality import (
     agreement_with_aggregate,
     busiest,
@@ -47,7 +48,6 @@ from annotation.crowd.quality import (
 )
 from annotation.crowd.report import agreement_summary
 from annotation.models import AdjudicatedBy, Judgement, JudgementRevision, Membership, Project, Task
-from annotation.normalisation import zscore_per_annotator
 from annotation.task_types import LIKERT_GOLD_TOLERANCE
 from evaluation.ground_truth.ties import rule_parameters, tie_states
 from evaluation.models import GroundTruthSnapshot, SnapshotLabel
@@ -629,7 +629,7 @@ def pairwise_report(
 
 
 def normalised_means(rows: list, dimensions: list[str]) -> dict:
-    """Per item and dimension the mean of the annotators' z-scores (``annotation.normalisation``)."""
+    """Per item and dimension the mean of the annotators' z-scores (``annotation.crowd.normalisation``)."""
     means: dict = {}
     for dimension, triples in scores_by_dimension(rows, dimensions).items():
         z = zscore_per_annotator((annotator, task, score) for task, annotator, score in triples)

@@ -8,7 +8,7 @@ import json
 
 from django.http import HttpResponse
 
-from annotation.inputs import spreadsheet_safe
+from annotation.items.inputs import spreadsheet_safe
 from evaluation.metrics.trec_io import Qrels, write_qrels
 from evaluation.models import GroundTruthSnapshot
 

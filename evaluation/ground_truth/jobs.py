@@ -22,8 +22,8 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from annotation.models import Project
-from evaluation.ground_truth import embedded
 from evaluation.ground_truth.build import build_snapshot
+from evaluation.jobs import embedded
 from evaluation.models import GroundTruthJob
 from evaluation.scoring.jobs import on_snapshot_written
 

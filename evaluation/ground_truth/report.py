@@ -16,7 +16,7 @@ from django.db.models import Aggregate, Count, FloatField
 
 from annotation.crowd.prevalence import explain_low_kappa
 from annotation.models import Judgement, JudgementRevision, Membership, Project, Task
-from evaluation.colours import heat_colours
+from evaluation.metrics.colours import heat_colours
 from evaluation.models import GroundTruthSnapshot
 
 # Enough for a page; the API carries every annotator's matrix.

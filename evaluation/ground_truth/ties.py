@@ -3,7 +3,7 @@
 Under majority vote an item whose labels tie (a 1–1 split with k = 2) follows the project's tie rule
 (``Project.tie_rule``). The rules that *break* a tie do it in the snapshot itself: the lower label,
 the higher, or the label of the annotators with the better gold accuracy. The rules that *refer* it
-send the item to one more annotator or to the researcher (``annotation.adjudication``); until that
+send the item to one more annotator or to the researcher (``annotation.adjudication.rules``); until that
 is done the snapshot labels it with the lower label — the conservative reading for relevance (a
 split is not relevant), and the label majority vote gave ties before projects chose — and says it
 is waiting (``WAITING_EXTRA_ANNOTATOR``, ``WAITING_RESEARCHER``). A settled tie says who settled it.

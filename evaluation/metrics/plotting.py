@@ -1,5 +1,5 @@
 """Render curve data as PNG or SVG bytes with matplotlib (Agg: no display needed), in the look of
-the project page's server-drawn charts (``annotation.charts``): Okabe & Ito's palette, bold titles
+the project page's server-drawn charts (``annotation.progress.charts``): Okabe & Ito's palette, bold titles
 on the left, faint horizontal grid lines, no box, legends without a frame; sized to stay readable
 when a phone shrinks them to 390 px (text of 11 pt on a 5.6 in figure: about 10 px there).
 """
@@ -21,7 +21,7 @@ from cycler import cycler
 from matplotlib.typing import RcKeyType
 from scipy import stats
 
-from annotation.charts import PALETTE
+from annotation.progress.charts import PALETTE
 from evaluation.metrics.curves import AveragedRocCurve, DetCurve, QQPoints, RocCurve
 
 FORMATS = ("png", "svg")

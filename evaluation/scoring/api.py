@@ -21,14 +21,15 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from annotation.importing import ImportProblem
+from annotation.items.importing import ImportProblem
 from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
 from annotation.serializers import StrictSerializer
 from cranfield.parsers import DepthLimitedJSONParser
 from cranfield.renderers import CsvRenderer, PlainTextRenderer, with_downloads
-from evaluation.collection import ImportFailed, import_from_body
-from evaluation.collection_api import ProjectList
+from evaluation.collection.api import ProjectList
+from evaluation.collection.flow import ImportFailed, import_from_body
+from evaluation.collection.serializers import ImportSummarySerializer
 from evaluation.models import Evaluation, ExternalQrels, Run, RunScore
 from evaluation.scoring.board import (
     BoardError,
@@ -44,7 +45,6 @@ from evaluation.scoring.compute import run_file
 from evaluation.scoring.external import import_external_qrels
 from evaluation.scoring.jobs import not_superseded
 from evaluation.scoring.views import requested
-from evaluation.serializers import ImportSummarySerializer
 
 RUN_KEYS = {"runs", "pool_depth", "pool_budget", "pool_method", "run_group", "dry_run"}
 

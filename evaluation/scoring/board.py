@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from django.db.models import F
 
 from annotation.crowd.minimums import TOPICS_FOR_TEST
-from annotation.inputs import spreadsheet_safe
+from annotation.items.inputs import spreadsheet_safe
 from evaluation.metrics.intervals import OVER_TOPICS
 from evaluation.metrics.leaderboard import NO_CORRECTION, all_pairs, board, significance_reason
 from evaluation.metrics.measure_names import measure_name_or_as_given, split_measures

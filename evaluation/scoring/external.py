@@ -9,8 +9,8 @@ from dataclasses import asdict
 from django.db import IntegrityError, transaction
 
 from annotation.crowd.minimums import ITEMS_FOR_KAPPA
-from annotation.importing import ImportProblem
-from annotation.inputs import InputError, identifier
+from annotation.items.importing import ImportProblem
+from annotation.items.inputs import InputError, identifier
 from annotation.models import Project
 from evaluation.ground_truth.downloads import snapshot_qrels
 from evaluation.metrics.natural_order import natural_sorted

@@ -22,7 +22,7 @@ from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from annotation.models import Project
-from evaluation.dispatch import resend_lost, send_to_worker
+from evaluation.jobs.dispatch import resend_lost, send_to_worker
 from evaluation.models import Evaluation, ExternalQrels, GroundTruthSnapshot, Run
 from evaluation.scoring.checks import evaluation_checks
 from evaluation.scoring.compute import ScoringContext, score_run, scoring_context, signature, variant_qrels
@@ -140,7 +140,8 @@ def start_evaluation(evaluation_id: int) -> int:
         evaluation = Evaluation.objects.select_for_update().filter(pk=evaluation_id).first()
         if evaluation is None or evaluation.status != Status.QUEUED:
             return 0
-        # Withdrawn runs are kept but scored no more: they leave the leaderboard (evaluation.run_removal).
+        # Withdrawn runs are kept but scored no more: they leave the leaderboard
+        # (evaluation.collection.run_removal).
         runs = evaluation.project.runs.filter(withdrawn_at__isnull=True)
         run_ids = list(runs.order_by("tag").values_list("pk", flat=True))
         evaluation.status = Status.RUNNING

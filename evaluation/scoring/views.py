@@ -16,9 +16,9 @@ from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotation.importing import ImportProblem
+from annotation.items.importing import ImportProblem
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
-from evaluation.collection import ImportFailed, describe_import, import_from_body
+from evaluation.collection.flow import ImportFailed, describe_import, import_from_body
 from evaluation.metrics.natural_order import natural_key
 from evaluation.models import Evaluation, Run, RunScore
 from evaluation.scoring.board import (

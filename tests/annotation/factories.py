@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotation.models import Project
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 
 TOPICS = [
     {"id": "401", "title": "heat conduction in composite slabs", "description": "Any solved problem."},

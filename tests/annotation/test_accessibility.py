@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
-from evaluation.colours import contrast_ratio
+from evaluation.metrics.colours import contrast_ratio
 from tests.conftest import PROJECT_DIR
 
 CSS = (PROJECT_DIR / "annotation" / "static" / "annotation" / "cranfield.css").read_text()
 
 
 def contrast(a: str, b: str) -> float:
-    """WCAG contrast of two ``#rrggbb`` colours (the formula lives in evaluation.colours)."""
+    """WCAG contrast of two ``#rrggbb`` colours (the formula lives in evaluation.metrics.colours)."""
 
     def rgb(colour: str) -> tuple[int, int, int]:
         return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))

@@ -16,7 +16,7 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.accounts import create_invitation, hash_token, renew_signup_code, use_invitation
+from annotation.accounts.joining import create_invitation, hash_token, renew_signup_code, use_invitation
 from annotation.models import Invitation, Membership, Project
 from tests.annotation.factories import make_project
 

@@ -10,9 +10,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import charts
 from annotation.models import Assignment, Judgement
-from annotation.progress import summarise_progress, timeline, timeline_charts
+from annotation.progress.live import charts, summarise_progress, timeline, timeline_charts
 from tests.annotation.factories import make_project
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
@@ -218,7 +217,7 @@ def test_the_task_that_comes_with_a_submission_is_timed_from_that_answer(client,
 
 
 def test_a_judgement_never_shown_on_the_judging_page_has_no_time_on_task(project, annotators):
-    from annotation.assignment import claim_next_task, submit_judgement
+    from annotation.judging.assignment import claim_next_task, submit_judgement
 
     assignment = claim_next_task(project, annotators[0])
     judgement = submit_judgement(assignment.pk, annotators[0], 1).judgement

@@ -13,8 +13,8 @@ from django.core.cache import cache
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.assignment import block_annotator, claim_next_task, skip_task, submit_judgement
-from annotation.coverage import apply_k_to_items, project_coverage
+from annotation.judging.assignment import block_annotator, claim_next_task, skip_task, submit_judgement
+from annotation.judging.coverage import apply_k_to_items, project_coverage
 from annotation.models import Judgement, Membership, Project, QualificationAttempt, Task
 from annotation.permissions import RESEARCHERS_GROUP
 from evaluation.ground_truth.build import build_snapshot
@@ -358,7 +358,7 @@ def test_the_annotators_answers_are_shown_by_their_labels_names(client, research
     history = client.get(reverse("history", args=[project.pk])).content.decode()
     assert "<td>Relevant</td>" in history and "<td>Not relevant</td>" in history
     assert "<td>1</td>" not in re.sub(r"<td>\d+</td>\s*<td><a", "", history)  # the versions column aside
-    from annotation.assignment import correct_judgement
+    from annotation.judging.assignment import correct_judgement
 
     correct_judgement(judgement.pk, annotators[0], 0)
     page = client.get(reverse("edit-judgement", args=[project.pk, judgement.pk])).content.decode()
@@ -372,7 +372,7 @@ def test_graded_answers_are_shown_by_the_levels_names(client, researcher, annota
         config={"levels": [{"value": 0, "label": "Off topic"}, {"value": 2, "label": "Spot on"}]},
     )  # fmt: skip
     project.annotators.set(annotators[:1])
-    from evaluation.collection import import_collection
+    from evaluation.collection.flow import import_collection
 
     import_collection(
         project,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Project
 from evaluation.ground_truth.jobs import compute_ground_truth, request_ground_truth, request_ground_truth_job
 from evaluation.models import GroundTruthJob, GroundTruthSnapshot

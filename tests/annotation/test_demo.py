@@ -9,9 +9,9 @@ from collections import defaultdict
 import pytest
 from django.core.management import call_command
 
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Judgement, Project, Task
-from annotation.progress import project_progress_figures
+from annotation.progress.live import project_progress_figures
 from evaluation.demo import (
     DEMO_ANNOTATORS,
     DEMO_DIR,
@@ -160,9 +160,9 @@ def test_the_simulated_crowd_is_mostly_right_and_the_ground_truth_agrees_with_th
 @pytest.mark.django_db
 def test_the_demo_has_a_text_campaign_rated_scored_and_ready_for_the_meta_evaluation(capsys):
     from evaluation.demo.text_campaign import DEMO_TEXT_PROJECT_NAME, RATERS, SYSTEMS, choose_inputs
-    from evaluation.meta_report import correlation_matrix
     from evaluation.models import TextEvaluation
-    from evaluation.systems import system_table
+    from evaluation.texts.meta_report import correlation_matrix
+    from evaluation.texts.systems import system_table
 
     call_command("load_demo")
     printed = capsys.readouterr().out

@@ -10,10 +10,10 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Judgement, Task
-from evaluation.ground_truth import embedded
 from evaluation.ground_truth.build import build_snapshot
+from evaluation.jobs import embedded
 from evaluation.models import GroundTruthSnapshot
 from tests.annotation.factories import make_project
 

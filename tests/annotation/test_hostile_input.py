@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Project, Topic
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from evaluation.models import Run
 from tests.annotation.test_import_api import client_for, import_url
 
@@ -118,7 +118,7 @@ def test_two_spellings_of_one_id_are_one_id(researcher, project):
 
 
 def test_the_judgement_download_escapes_what_a_spreadsheet_would_run(client, researcher, django_user_model):
-    from annotation.assignment import claim_next_task, submit_judgement
+    from annotation.judging.assignment import claim_next_task, submit_judgement
 
     project = Project.objects.create(name="P", owner=researcher, assignments_per_task=1)
     annotator = django_user_model.objects.create_user("=HYPERLINK(1)", password="x")

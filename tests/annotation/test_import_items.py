@@ -179,7 +179,7 @@ def test_text_outputs_carry_their_system_and_input_into_the_rating_downloads(res
     stored = {t.document.external_id: (t.system_id, t.input_id) for t in project.tasks.all()}
     assert stored == {"o0": ("sys-0", "dialogue-0"), "o1": ("sys-1", "dialogue-0"),
                       "o2": ("sys-0", "dialogue-1"), "o3": ("sys-1", "dialogue-1")}  # fmt: skip
-    from annotation.assignment import claim_next_task, submit_judgement
+    from annotation.judging.assignment import claim_next_task, submit_judgement
 
     while (lease := claim_next_task(project, annotators[0])) is not None:
         submit_judgement(lease.pk, annotators[0], {"scores": {"quality": 4, "coherence": 3}})

@@ -11,10 +11,10 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.adjudication import settle
-from annotation.assignment import claim_next_task, correct_judgement, submit_judgement
+from annotation.adjudication.rules import settle
+from annotation.judging.assignment import claim_next_task, correct_judgement, submit_judgement
 from annotation.models import AdjudicatedBy, Membership, Project, Task
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from evaluation.ground_truth.build import build_snapshot
 from tests.annotation.factories import project_form
 from tests.groundtruth.builders import gold_items, items, judge, likert_project
@@ -250,7 +250,7 @@ def test_a_waiting_item_says_when_no_annotator_can_take_it(client, researcher, p
     Membership.objects.filter(project=project, annotator=four[3]).delete()
     d0 = ordered(project)[0]
     Task.objects.filter(pk=d0.pk).update(completed=False, slots_taken=3)
-    from annotation.adjudication import close_or_refer
+    from annotation.adjudication.rules import close_or_refer
 
     close_or_refer(project, [d0.pk])
     client.force_login(researcher)

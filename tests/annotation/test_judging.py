@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.assignment import AssignmentError, claim_next_task, submit_judgement
+from annotation.judging.assignment import AssignmentError, claim_next_task, submit_judgement
 from annotation.models import Assignment, Judgement, Task
 from tests.annotation.factories import make_project
 

@@ -7,9 +7,9 @@ from django.contrib import admin
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Assignment, Judgement, Project, Task
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from tests.annotation.factories import make_project
 
 pytestmark = pytest.mark.django_db

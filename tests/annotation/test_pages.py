@@ -12,7 +12,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotation.assignment import claim_next_task, correct_judgement, submit_judgement
+from annotation.judging.assignment import claim_next_task, correct_judgement, submit_judgement
 from annotation.models import Assignment, Judgement, Membership, Project, Task
 from tests.annotation.factories import make_gold_project, make_likert_project, make_project, project_form
 
@@ -103,7 +103,7 @@ def test_imported_text_is_escaped_and_instructions_are_sanitised(client, researc
         instructions="**Bold** <script>alert('i')</script><img src=x onerror=alert(1)>",
     )
     project.annotators.set(annotators)
-    from evaluation.collection import import_collection
+    from evaluation.collection.flow import import_collection
 
     import_collection(
         project,

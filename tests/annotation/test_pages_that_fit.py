@@ -13,12 +13,12 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.assignment import claim_next_task
 from annotation.forms import ProjectForm
+from annotation.judging.assignment import claim_next_task
 from annotation.models import Project, Task
 from annotation.task_types import TASK_TYPES
-from evaluation.collection import import_from_body
-from evaluation.import_examples import SAMPLE_CONFIGS, example_body
+from evaluation.collection.examples import SAMPLE_CONFIGS, example_body
+from evaluation.collection.flow import import_from_body
 from tests.annotation.factories import LIKERT_CONFIG, make_likert_project, project_form
 
 pytestmark = pytest.mark.django_db

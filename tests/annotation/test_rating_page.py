@@ -9,9 +9,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Project
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from tests.annotation.factories import LIKERT_CONFIG, make_gold_project, make_project
 
 pytestmark = pytest.mark.django_db

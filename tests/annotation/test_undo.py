@@ -9,9 +9,9 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.assignment import AssignmentError, claim_next_task, submit_judgement
+from annotation.judging.assignment import AssignmentError, claim_next_task, submit_judgement
 from annotation.models import Assignment, Document, Project, ProjectEvent, QualificationAttempt, Task, Topic
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from evaluation.models import RunEntry
 from tests.annotation.factories import make_project, project_form
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.ground_truth import embedded
 from evaluation.ground_truth.build import build_snapshot
+from evaluation.jobs import embedded
 from tests.browser.conftest import log_in
 from tests.browser.test_accessibility_in_browser import CONTRAST_FAILURES
 from tests.groundtruth.builders import items, judge, label_project

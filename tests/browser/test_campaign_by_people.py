@@ -11,8 +11,8 @@ from django.contrib.auth.models import Group
 
 from annotation.models import AdjudicatedBy, Project
 from annotation.permissions import RESEARCHERS_GROUP
-from evaluation.collection import import_collection
-from evaluation.ground_truth import embedded
+from evaluation.collection.flow import import_collection
+from evaluation.jobs import embedded
 from evaluation.models import GroundTruthSnapshot
 from tests.browser.conftest import keyboard_ready, log_in
 

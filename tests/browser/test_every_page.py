@@ -33,13 +33,13 @@ from django.core.management import call_command
 from django.test.utils import override_settings
 from django.utils import timezone
 
-from annotation.accounts import create_invitation
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.accounts.joining import create_invitation
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Membership, Project, Task
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from evaluation.demo import DEMO_ANNOTATORS, DEMO_PASSWORD, DEMO_PROJECT_NAME, DEMO_RESEARCHER
 from evaluation.demo.text_campaign import DEMO_TEXT_PROJECT_NAME
-from evaluation.ground_truth import embedded
+from evaluation.jobs import embedded
 from evaluation.models import Evaluation, GroundTruthSnapshot
 from tests.browser.conftest import log_in
 from tests.browser.test_accessibility_in_browser import CONTRAST_FAILURES

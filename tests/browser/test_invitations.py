@@ -9,7 +9,7 @@ from django.contrib.auth.models import Group
 
 from annotation.models import Invitation, Judgement, Membership, Project
 from annotation.permissions import RESEARCHERS_GROUP
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from tests.browser.conftest import keyboard_ready, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.ground_truth import embedded
 from evaluation.ground_truth.build import build_snapshot
+from evaluation.jobs import embedded
 from evaluation.scoring.external import import_external_qrels
 from evaluation.scoring.jobs import request_evaluation
 from tests.annotation.factories import make_project

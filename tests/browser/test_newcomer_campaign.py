@@ -19,7 +19,7 @@ from django.contrib.auth.models import Group
 
 from annotation.models import Project, Task
 from annotation.permissions import RESEARCHERS_GROUP
-from evaluation.ground_truth import embedded
+from evaluation.jobs import embedded
 from tests.browser.conftest import keyboard_ready, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from annotation.models import Project
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from tests.browser.conftest import keyboard_ready, log_in
 from tests.browser.test_judging_layout import ON_SCREEN, SIZES
 

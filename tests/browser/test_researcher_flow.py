@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Project, Task
 from annotation.permissions import RESEARCHERS_GROUP
 from tests.browser.conftest import log_in, wait_until

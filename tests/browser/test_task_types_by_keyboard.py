@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from annotation.models import Judgement, Project
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from tests.browser.conftest import keyboard_ready, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

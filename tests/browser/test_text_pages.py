@@ -18,7 +18,7 @@ def test_the_demo_text_campaign_shows_systems_heat_map_and_scatter(live_server, 
     from annotation.models import Project
     from evaluation.demo import DEMO_PASSWORD, DEMO_RESEARCHER
     from evaluation.demo.text_campaign import DEMO_TEXT_PROJECT_NAME, SYSTEMS
-    from evaluation.meta_report import correlation_matrix
+    from evaluation.texts.meta_report import correlation_matrix
 
     call_command("load_demo", verbosity=0)
     project = Project.objects.get(name=DEMO_TEXT_PROJECT_NAME)

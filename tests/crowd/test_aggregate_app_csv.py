@@ -11,10 +11,10 @@ import io
 import pytest
 from django.urls import reverse
 
-from annotation.assignment import claim_next_task, correct_judgement, submit_judgement
 from annotation.crowd.labels_io import APP_JUDGEMENT_COLUMNS
-from annotation.downloads import JUDGEMENT_COLUMNS
+from annotation.judging.assignment import claim_next_task, correct_judgement, submit_judgement
 from annotation.models import Judgement, Task
+from annotation.projects.downloads import JUDGEMENT_COLUMNS
 from cranfield.cli import main
 from evaluation.ground_truth.build import build_snapshot
 from tests.annotation.factories import make_gold_project

@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.adjudication import apply_rule, settle
-from annotation.assignment import (
+from annotation.adjudication.rules import apply_rule, settle
+from annotation.judging.assignment import (
     RecordedJudgement,
     claim_next_task,
     correct_judgement,
@@ -227,7 +227,7 @@ def test_racing_annotators_give_each_disputed_item_exactly_one_extra_judgement(p
     from django.contrib.auth import get_user_model
     from django.db.models import F
 
-    from annotation.assignment import ItemsBusy
+    from annotation.judging.assignment import ItemsBusy
     from annotation.models import Judgement
     from tests.engine.parallel import together
 

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from django.utils import timezone
 
-from annotation.assignment import (
+from annotation.judging.assignment import (
     AssignmentError,
     block_annotator,
     claim_next_task,
@@ -19,8 +19,8 @@ from annotation.assignment import (
     unblock_annotator,
 )
 from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
-from annotation.qualification import QualificationError, grade_qualification
-from evaluation.collection import import_collection
+from annotation.quality.qualification import QualificationError, grade_qualification
+from evaluation.collection.flow import import_collection
 from tests.annotation.factories import make_gold_project, make_likert_project, make_project
 
 pytestmark = pytest.mark.django_db
@@ -254,7 +254,7 @@ def test_a_lease_on_a_gold_item_expires_without_touching_item_slots(researcher, 
 
 
 def test_attention_results_separate_attentive_from_careless_raters(researcher, annotators):
-    from annotation.quality_control import attention_results
+    from annotation.quality.attention_results import attention_results
 
     project = make_likert_project(researcher, annotators[:2], items=10, k=2, attention_rate=0.3)
 

@@ -11,9 +11,9 @@ import pytest
 from django.db import connection, connections, transaction
 from django.db.models import QuerySet
 
-from annotation.assignment import ItemsBusy, claim_next_task
+from annotation.judging.assignment import ItemsBusy, claim_next_task
 from annotation.models import Project, Task
-from annotation.qualification import QualificationError, grade_qualification
+from annotation.quality.qualification import QualificationError, grade_qualification
 from tests.annotation.factories import make_gold_project
 
 

@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, connections
 from django.db.models import F
 
-from annotation.assignment import AssignmentError, ItemsBusy, claim_next_task, submit_judgement
+from annotation.judging.assignment import AssignmentError, ItemsBusy, claim_next_task, submit_judgement
 from annotation.models import Document, Judgement, Project, Task, Topic
 from tests.engine.parallel import together
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.assignment import (
+from annotation.judging.assignment import (
     AssignmentError,
     RecordedJudgement,
     block_annotator,

@@ -15,7 +15,7 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from annotation.assignment import block_annotator, unblock_annotator
+from annotation.judging.assignment import block_annotator, unblock_annotator
 from annotation.models import Judgement, Task
 from tests.annotation.factories import make_gold_project
 from tests.engine.parallel import together

@@ -12,8 +12,8 @@ from django.apps import apps
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.adjudication import apply_rule, settle
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.adjudication.rules import apply_rule, settle
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import AdjudicatedBy, Project, Task, default_tie_rule
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.ground_truth.ties import (

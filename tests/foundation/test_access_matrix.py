@@ -28,11 +28,11 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.accounts import create_invitation
-from annotation.assignment import claim_next_task
+from annotation.accounts.joining import create_invitation
+from annotation.judging.assignment import claim_next_task
 from annotation.permissions import RESEARCHERS_GROUP
-from evaluation.ground_truth import embedded
 from evaluation.ground_truth.build import build_snapshot
+from evaluation.jobs import embedded
 from evaluation.models import GroundTruthJob, ImportJob, TextEvaluation
 from evaluation.scoring.jobs import request_evaluation
 from tests.annotation.factories import make_project

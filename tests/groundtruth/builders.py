@@ -10,9 +10,9 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from annotation.assignment import correct_judgement
+from annotation.judging.assignment import correct_judgement
 from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 
 LIKERT_CONFIG = {"dimensions": ["fluency", "coherence"], "scale": [1, 5]}
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation.adjudication import AdjudicationError, settle
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.adjudication.rules import AdjudicationError, settle
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import AdjudicatedBy, Adjudication
-from evaluation.ground_truth import embedded
 from evaluation.ground_truth.build import build_snapshot, fingerprint_inputs, read_inputs
 from evaluation.ground_truth.downloads import qrels_text
+from evaluation.jobs import embedded
 from evaluation.models import GroundTruthJob, GroundTruthSnapshot
 from tests.groundtruth.builders import gold_items, items, judge, label_project, likert_project
 

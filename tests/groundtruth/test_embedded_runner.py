@@ -11,7 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation.models import Assignment, Judgement, JudgementRevision, Task
-from evaluation.ground_truth import embedded, jobs
+from evaluation.ground_truth import jobs
+from evaluation.jobs import embedded
 from evaluation.models import GroundTruthJob, GroundTruthSnapshot
 from tests.groundtruth.builders import label_project
 

@@ -158,7 +158,7 @@ def test_rating_summaries_download_as_csv_and_json(
 
 def test_csv_cells_that_a_spreadsheet_would_run_are_defused(client, researcher, annotators):
     project = likert_project(researcher, annotators, items=0)
-    from evaluation.collection import import_collection
+    from evaluation.collection.flow import import_collection
 
     import_collection(
         project,
@@ -218,7 +218,7 @@ def test_the_agreement_page_before_any_snapshot_still_lists_annotators(client, r
 def test_names_typed_by_people_are_escaped_on_every_page(client, researcher, django_user_model):
     hostile = django_user_model.objects.create_user("<script>alert(1)</script>", password="x")
     project = label_project(researcher, [hostile], items=0)
-    from evaluation.collection import import_collection
+    from evaluation.collection.flow import import_collection
 
     import_collection(
         project,

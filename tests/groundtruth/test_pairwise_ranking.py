@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from annotation.assignment import RecordedJudgement, record_judgements
-from annotation.importing import ImportProblem
+from annotation.items.importing import ImportProblem
+from annotation.judging.assignment import RecordedJudgement, record_judgements
 from annotation.models import Project
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from evaluation.ground_truth.build import build_snapshot
 from tests.scoring.test_pages_and_api import api
 

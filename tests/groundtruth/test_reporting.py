@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib import colormaps
 
-from evaluation.colours import contrast_ratio, heat_colours, relative_luminance
 from evaluation.ground_truth.report import report_figures
+from evaluation.metrics.colours import contrast_ratio, heat_colours, relative_luminance
 
 
 def test_heat_colours_follow_matplotlibs_viridis():

@@ -10,9 +10,9 @@ import io
 import pytest
 from django.urls import reverse
 
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Project
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.ground_truth.downloads import rating_summary
 from evaluation.metrics.intervals import OVER_INPUTS

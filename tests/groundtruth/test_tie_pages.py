@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.adjudication import close_or_refer
+from annotation.adjudication.rules import close_or_refer
 from evaluation.ground_truth.build import build_snapshot
 from tests.groundtruth.builders import items, judge, label_project
 

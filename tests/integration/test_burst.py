@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Project
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from evaluation.ground_truth.jobs import request_ground_truth
 from evaluation.models import GroundTruthSnapshot
 

@@ -31,7 +31,7 @@ ANNOTATORS = 4
 SETUP = """
 from django.contrib.auth.models import User
 from annotation.models import Project
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 owner = User.objects.create_user("owner", password="x")
 project = Project.objects.create(name="restart", owner=owner, assignments_per_task=2)
 people = [User.objects.create_user(f"a{i}", password="judge-password-1") for i in range(4)]  # ANNOTATORS

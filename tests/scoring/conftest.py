@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.assignment import claim_next_task, submit_judgement
-from evaluation.ground_truth import embedded
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from evaluation.ground_truth.build import build_snapshot
+from evaluation.jobs import embedded
 from evaluation.scoring.jobs import request_evaluation
 from tests.annotation.factories import make_project
 

@@ -79,7 +79,7 @@ def test_run_files_round_trip(scored):
 
 
 def test_runs_added_later_extend_the_pool_and_a_dry_run_counts_first(researcher, annotators):
-    from evaluation.collection import import_collection
+    from evaluation.collection.flow import import_collection
 
     project = make_project(researcher, annotators, k=3, pool_depth=2)
     before = project.tasks.count()
@@ -95,7 +95,7 @@ def test_runs_added_later_extend_the_pool_and_a_dry_run_counts_first(researcher,
 
 def test_a_pool_budget_judges_in_depth_order(researcher, annotators):
     from annotation.models import Project
-    from evaluation.collection import import_collection
+    from evaluation.collection.flow import import_collection
     from tests.annotation.factories import DOCUMENTS, TOPICS
 
     project = Project.objects.create(name="Budget", owner=researcher, assignments_per_task=1)
@@ -113,7 +113,7 @@ def test_a_pool_budget_judges_in_depth_order(researcher, annotators):
 
 def test_rbp_pooling_orders_the_items_and_a_dry_run_shows_that_order(researcher, annotators):
     from annotation.models import Project
-    from evaluation.collection import import_collection
+    from evaluation.collection.flow import import_collection
     from tests.annotation.factories import DOCUMENTS, TOPICS
 
     project = Project.objects.create(name="RBP", owner=researcher, assignments_per_task=1)
@@ -132,7 +132,7 @@ def test_an_evaluation_the_broker_lost_is_sent_again(researcher, annotators, set
 
     from django.utils import timezone
 
-    from evaluation.ground_truth import embedded
+    from evaluation.jobs import embedded
     from evaluation.scoring.jobs import resend_lost_evaluations
 
     project = make_project(researcher, annotators, k=3, pool_depth=2)

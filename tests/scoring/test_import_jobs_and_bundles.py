@@ -15,7 +15,7 @@ from django.test import TestCase, override_settings
 from django.urls import reverse
 
 from annotation.models import Document, Judgement, Project, Task, Topic
-from evaluation.ground_truth import embedded
+from evaluation.jobs import embedded
 from evaluation.models import Evaluation, GroundTruthSnapshot, ImportJob, Run, RunEntry
 from tests.annotation.factories import make_project
 from tests.scoring.test_pages_and_api import api
@@ -244,8 +244,8 @@ def test_a_bundle_carries_adjudications_referrals_and_references(
     """A researcher's decisions (with their notes and times), an item sent to one more assessor,
     the snapshot's record of both, and a text project's references move with the collection, so a
     ground truth computed again on the new install keeps the decisions."""
-    from annotation.adjudication import settle
-    from annotation.assignment import RecordedJudgement, record_judgements
+    from annotation.adjudication.rules import settle
+    from annotation.judging.assignment import RecordedJudgement, record_judgements
     from annotation.models import Adjudication
     from evaluation.ground_truth.build import build_snapshot
     from evaluation.models import Reference
@@ -320,7 +320,7 @@ def rezipped(data: bytes, change) -> bytes:
 def test_an_imported_copy_says_so_and_its_annotators_come_in_inactive(
     client, researcher, annotators, scored, django_capture_on_commit_callbacks
 ):
-    from annotation.assignment import AssignmentError, block_annotator, claim_next_task
+    from annotation.judging.assignment import AssignmentError, block_annotator, claim_next_task
     from annotation.models import Membership
 
     original = scored.project
@@ -387,7 +387,7 @@ def test_a_bundle_imported_with_its_annotators_active_lets_them_judge(
 def test_a_bundle_written_before_tie_rules_keeps_the_lower_label_and_a_withdrawn_run_stays_withdrawn(
     researcher, scored, django_capture_on_commit_callbacks
 ):
-    from evaluation.run_removal import withdraw
+    from evaluation.collection.run_removal import withdraw
 
     original = scored.project
     Project.objects.filter(pk=original.pk).update(tie_rule="extra_annotator")

@@ -11,9 +11,9 @@ import random
 import pytest
 from django.urls import reverse
 
-from annotation.assignment import live_assignment
+from annotation.judging.assignment import live_assignment
 from annotation.models import Project, Task
-from evaluation.ground_truth import embedded
+from evaluation.jobs import embedded
 from evaluation.models import Evaluation
 from tests.annotation.factories import project_form
 

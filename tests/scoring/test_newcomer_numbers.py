@@ -12,11 +12,11 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Project
-from evaluation.collection import import_collection
-from evaluation.ground_truth import embedded
+from evaluation.collection.flow import import_collection
 from evaluation.ground_truth.build import build_snapshot
+from evaluation.jobs import embedded
 from evaluation.scoring.jobs import request_evaluation
 
 TOPICS = ["1", "2", "3"]

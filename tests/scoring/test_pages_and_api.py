@@ -12,7 +12,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from evaluation.ground_truth import embedded
+from evaluation.jobs import embedded
 from evaluation.metrics.trec_io import read_run
 from evaluation.models import Evaluation, ExternalQrels
 from tests.annotation.factories import RUN_A

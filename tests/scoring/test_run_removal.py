@@ -13,7 +13,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotation.models import Assignment, ProjectEvent, Task
-from evaluation.ground_truth import embedded
+from evaluation.jobs import embedded
 from evaluation.models import Evaluation, Run, RunScore
 from tests.annotation.factories import make_project
 from tests.groundtruth.builders import judge

@@ -13,7 +13,7 @@ from django.test import TestCase
 from django.urls import reverse
 
 from annotation.models import Project, Task, Topic
-from evaluation.ground_truth import embedded
+from evaluation.jobs import embedded
 from evaluation.models import Evaluation, ExternalQrels
 from tests.scoring.test_import_jobs_and_bundles import send_job
 from tests.scoring.test_pages_and_api import api

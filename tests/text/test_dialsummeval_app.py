@@ -20,8 +20,8 @@ from rouge_score import rouge_scorer
 from scipy import stats
 
 from annotation.models import Project
-from evaluation.ground_truth import embedded
-from evaluation.systems import system_table
+from evaluation.jobs import embedded
+from evaluation.texts.systems import system_table
 from tests.scoring.test_pages_and_api import api
 
 pytestmark = pytest.mark.django_db

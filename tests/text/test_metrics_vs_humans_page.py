@@ -10,11 +10,11 @@ from django.urls import reverse
 from scipy import stats
 
 from annotation.crowd.minimums import Minimum
-from evaluation.colours import heat_colours, relative_luminance
 from evaluation.ground_truth.downloads import rating_summary
-from evaluation.meta_report import oriented_records
+from evaluation.metrics.colours import heat_colours, relative_luminance
 from evaluation.metrics.meta_evaluation import ranking_accuracy, system_means
 from evaluation.models import TextEvaluation
+from evaluation.texts.meta_report import oriented_records
 from tests.scoring.test_pages_and_api import api
 from tests.text.test_text_app import run_text_evaluation, text_project  # noqa: F401 (a fixture)
 

@@ -14,12 +14,12 @@ from django.urls import reverse
 from rouge_score import rouge_scorer
 from scipy import stats
 
-from annotation.assignment import claim_next_task, submit_judgement
+from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Project
-from evaluation.collection import import_collection
-from evaluation.ground_truth import embedded
+from evaluation.collection.flow import import_collection
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.ground_truth.downloads import rating_summary
+from evaluation.jobs import embedded
 from evaluation.metrics.text_scores import METRICS, Output, score_outputs
 from evaluation.models import Reference, TextEvaluation
 from tests.annotation.factories import LIKERT_CONFIG
@@ -314,7 +314,7 @@ def test_a_text_evaluation_the_broker_lost_is_sent_again_by_beat(researcher, tex
     from django.utils import timezone
 
     from cranfield.celery import app
-    from evaluation.text_evaluation import (
+    from evaluation.texts.jobs import (
         request_text_evaluation,
         resend_lost_text_evaluation_jobs,
         resend_lost_text_evaluations,
@@ -339,7 +339,7 @@ def test_a_job_in_many_parts_stores_what_the_pure_function_gives_for_all_outputs
 ):
     """18 outputs in parts of 4 (5 parts, one short), one input without references: the stored
     scores, per-system means, signatures and unscored outputs equal one call on every output."""
-    from evaluation import text_evaluation
+    from evaluation.texts import jobs as text_evaluation
 
     project, references = text_project
     Reference.objects.filter(project=project, input_id="in5").delete()
@@ -369,8 +369,8 @@ def test_a_job_in_many_parts_stores_what_the_pure_function_gives_for_all_outputs
 def test_a_redelivered_part_is_stored_once_and_the_job_finishes_once(researcher, text_project, monkeypatch):
     """A worker that dies after storing a part gets its message again (acks_late): the part is not
     stored twice, and only the part that completes the job finishes it."""
-    from evaluation import text_evaluation
-    from evaluation.text_evaluation import output_tasks, score_part, score_text_part, store_part
+    from evaluation.texts import jobs as text_evaluation
+    from evaluation.texts.jobs import output_tasks, score_part, score_text_part, store_part
 
     project, _ = text_project
     finished = []
@@ -396,8 +396,8 @@ def test_a_redelivered_part_is_stored_once_and_the_job_finishes_once(researcher,
 
 
 def test_a_part_that_cannot_be_scored_fails_the_job_with_the_reason(researcher, text_project, monkeypatch):
-    from evaluation import text_evaluation
-    from evaluation.text_evaluation import output_tasks, score_text_part
+    from evaluation.texts import jobs as text_evaluation
+    from evaluation.texts.jobs import output_tasks, score_text_part
 
     project, _ = text_project
 
@@ -420,7 +420,7 @@ def test_a_report_is_computed_once_per_evaluation_and_snapshot(
 ):
     """The matrix and the scatter are kept under the evaluation's and the snapshot's ids: a second
     visit reads them back, a new snapshot (new ratings) computes them again, equal to a fresh call."""
-    from evaluation import meta_report
+    from evaluation.texts import meta_report
 
     project, _ = text_project
     job = run_text_evaluation(researcher, project, django_capture_on_commit_callbacks)

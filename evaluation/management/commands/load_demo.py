@@ -6,7 +6,7 @@
    pooled to depth 10, k = 3 judgements per task.
 3. The simulated crowd (``evaluation.demo.simulate``) judges the best-ranked 85 % of the pool, all
    k judgements of each task, stored by the assignment engine as submitted leases, judgements and
-   revisions (``annotation.assignment.record_judgements``), dated as if each simulated annotator
+   revisions (``annotation.judging.assignment.record_judgements``), dated as if each simulated annotator
    had worked through theirs at its own pace until now (so the project page's rate, forecast and
    charts show a crowd at work); the rest of the pool is left for the human demo annotators, whom
    the engine serves as usual.
@@ -40,10 +40,10 @@ from django.db import transaction
 from django.test.utils import override_settings
 from django.utils import timezone
 
-from annotation.assignment import RecordedJudgement, record_judgements
+from annotation.judging.assignment import RecordedJudgement, record_judgements
 from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
 from annotation.permissions import RESEARCHERS_GROUP
-from evaluation.collection import import_collection
+from evaluation.collection.flow import import_collection
 from evaluation.demo import (
     DEMO_ANNOTATORS,
     DEMO_ASSIGNMENTS_PER_TASK,
@@ -69,13 +69,13 @@ from evaluation.demo.text_campaign import (
     simulate_ratings,
     summarise,
 )
-from evaluation.ground_truth import embedded
 from evaluation.ground_truth.jobs import compute_ground_truth, request_ground_truth_job
+from evaluation.jobs import embedded
 from evaluation.metrics.trec_io import write_qrels
 from evaluation.models import Evaluation, GroundTruthSnapshot
 from evaluation.scoring.external import import_external_qrels
 from evaluation.scoring.jobs import request_evaluation, start_evaluation
-from evaluation.text_evaluation import request_text_evaluation, run_text_evaluation
+from evaluation.texts.jobs import request_text_evaluation, run_text_evaluation
 
 # The name the demo's official Cranfield qrels go by in the project.
 REFERENCE_NAME = "cranfield-official"

@@ -1,0 +1,55 @@
+"""Attention-check results per annotator for rating projects: a thin loader around
+``annotation.quality.attention``."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from annotation.models import Judgement, JudgementRevision, Project, Task
+from annotation.quality.attention import CheckResult, score_checks
+
+
+def attention_results(project: Project) -> dict[int, CheckResult]:
+    """``{annotator_id: CheckResult}`` over the repeats and degraded outputs each annotator rated.
+
+    Scored on first answers (a later correction cannot repair a failed check). A degraded output
+    is compared with the annotator's own rating of the original when they gave one, else with the
+    mean of everyone's ratings of it; with neither it is not scored.
+    """
+    first = {
+        (task_id, annotator_id): answer.get("scores", {})
+        for task_id, annotator_id, answer in JudgementRevision.objects.filter(
+            judgement__task__project=project, number=1
+        ).values_list("judgement__task_id", "judgement__annotator_id", "answer")
+    }
+    originals: dict[int, list[dict]] = defaultdict(list)
+    for (task_id, _), scores in first.items():
+        originals[task_id].append(scores)
+
+    def mean_rating(task_id: int) -> dict | None:
+        ratings = originals.get(task_id)
+        if not ratings:
+            return None
+        dimensions = ratings[0].keys()
+        return {d: sum(r[d] for r in ratings) / len(ratings) for d in dimensions}
+
+    repeats: dict[int, list] = defaultdict(list)
+    degraded: dict[int, list] = defaultdict(list)
+    checks = Judgement.objects.filter(
+        task__project=project, task__kind__in=[Task.Kind.REPEAT, Task.Kind.DEGRADED]
+    ).values_list("task__kind", "task__source_task_id", "task_id", "annotator_id")
+    for kind, source_id, task_id, annotator_id in checks:
+        if source_id is None:  # every check task has a source item; says so to the type checker
+            continue
+        given = first.get((task_id, annotator_id))
+        own = first.get((source_id, annotator_id))
+        if kind == Task.Kind.REPEAT and own is not None:
+            repeats[annotator_id].append((own, given))
+        elif kind == Task.Kind.DEGRADED:
+            original = own if own is not None else mean_rating(source_id)
+            if original is not None:
+                degraded[annotator_id].append((original, given))
+    return {
+        annotator: score_checks(repeats.get(annotator, []), degraded.get(annotator, []))
+        for annotator in set(repeats) | set(degraded)
+    }

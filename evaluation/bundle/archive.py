@@ -1,0 +1,749 @@
+"""A whole test collection in one file: a project's settings, topics, documents, runs, pool, annotators,
+judgements (every revision), researchers' adjudications, ground-truth snapshots, external qrels and
+the reference texts of text projects, as a ZIP with a manifest that lists every file's SHA-256 and the
+signatures of the snapshots and of the evaluations it was scored by.
+
+``write_bundle`` exports; ``import_bundle`` (run as an import job, ``evaluation.collection.import_jobs``)
+rebuilds the collection as a new project and asks for its evaluations, which give the same leaderboard: the
+runs, pool, judgements and snapshot labels are restored exactly, and the scores are computed again.
+
+The files are JSON Lines (one object per line) and TREC run files, readable without Cranfield.
+Tasks are referred to by their line number in ``tasks.jsonl`` (``ref``), annotators by username.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import zipfile
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from typing import IO, Any
+
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+from django.utils import timezone
+
+from annotation.models import (
+    Adjudication,
+    Assignment,
+    Document,
+    Judgement,
+    JudgementRevision,
+    Membership,
+    Project,
+    Task,
+    Topic,
+)
+from annotation.serializers import ProjectSerializer
+from evaluation.collection.flow import ImportFailed
+from evaluation.collection.runs import copy_entries
+from evaluation.models import (
+    ExternalQrels,
+    GroundTruthSnapshot,
+    ImportJob,
+    Reference,
+    Run,
+    RunEntry,
+    SnapshotLabel,
+)
+from evaluation.scoring.compute import CODE_VERSION
+from evaluation.scoring.jobs import request_evaluations_of_latest
+
+FORMAT = "cranfield-bundle"
+FORMAT_VERSION = 1
+# " (imported)" or " (imported 3)" ending a project's name: a copy of a copy is named after the original.
+IMPORTED_SUFFIX = re.compile(r"(\s*\(imported(?: \d+)?\))+$")
+SETTINGS_FIELDS = [
+    name
+    for name in ProjectSerializer.Meta.fields
+    if name not in {"id", "annotators", "created_at", "warnings"}
+]
+SNAPSHOT_FIELDS = [
+    "version",
+    "method",
+    "parameters",
+    "input_judgement_count",
+    "input_fingerprint",
+    "agreement",
+    "annotator_report",
+    "signature",
+]
+
+
+def when(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+class MemberWriter:
+    """One file of the bundle, written line by line, its SHA-256 and size kept for the manifest."""
+
+    def __init__(self, archive: zipfile.ZipFile, name: str, files: dict) -> None:
+        self.name = name
+        self.handle = archive.open(name, "w", force_zip64=True)
+        self.digest = hashlib.sha256()
+        self.size = 0
+        self.files = files
+
+    def write(self, text: str) -> None:
+        data = text.encode()
+        self.handle.write(data)
+        self.digest.update(data)
+        self.size += len(data)
+
+    def close(self) -> None:
+        self.handle.close()
+        self.files[self.name] = {"sha256": self.digest.hexdigest(), "bytes": self.size}
+
+
+def write_member(archive: zipfile.ZipFile, files: dict, name: str, lines: Iterable[str]) -> None:
+    member = MemberWriter(archive, name, files)
+    for line in lines:
+        member.write(line)
+    member.close()
+
+
+def jsonl(rows: Iterable[dict]) -> Iterator[str]:
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def write_bundle(project: Project, out: IO[bytes]) -> dict:
+    """Write the project's bundle (a ZIP) to ``out``; return its manifest."""
+    files: dict[str, dict] = {}
+    refs = {pk: ref for ref, pk in enumerate(project.tasks.order_by("id").values_list("pk", flat=True))}
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        write_member(archive, files, "topics.jsonl", jsonl(topic_rows(project)))
+        write_member(archive, files, "documents.jsonl", jsonl(document_rows(project)))
+        runs = []
+        for number, run in enumerate(project.runs.order_by("id"), start=1):
+            name = f"runs/{number:04d}.txt"
+            write_member(archive, files, name, run_lines(run))
+            runs.append(
+                {
+                    "tag": run.tag,
+                    "group": run.group,
+                    "description": run.description,
+                    "pool_depth": run.pool_depth,
+                    "file": name,
+                    "created_at": when(run.created_at),
+                    "withdrawn_at": when(run.withdrawn_at),
+                }
+            )
+        write_member(archive, files, "runs.jsonl", jsonl(runs))
+        write_member(archive, files, "tasks.jsonl", jsonl(task_rows(project, refs)))
+        write_member(archive, files, "annotators.jsonl", jsonl(annotator_rows(project)))
+        write_member(archive, files, "judgements.jsonl", jsonl(judgement_rows(project, refs)))
+        write_member(archive, files, "adjudications.jsonl", jsonl(adjudication_rows(project, refs)))
+        snapshots = []
+        for snapshot in project.snapshots.order_by("version"):
+            name = f"snapshots/v{snapshot.version}.jsonl"
+            write_member(archive, files, name, jsonl(label_rows(snapshot, refs)))
+            snapshots.append(snapshot_entry(project, snapshot, name))
+        external = [
+            {"name": q.name, "judgements": q.judgements} for q in project.external_qrels.order_by("name")
+        ]
+        write_member(archive, files, "external_qrels.jsonl", jsonl(external))
+        write_member(archive, files, "references.jsonl", jsonl(reference_rows(project)))
+        manifest = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "exported_at": timezone.now().isoformat(),
+            "evaluation_code_version": CODE_VERSION,
+            "project": {
+                name: value
+                for name, value in ProjectSerializer(project).data.items()
+                if name in SETTINGS_FIELDS
+            },
+            "counts": {
+                "topics": project.topics.count(),
+                "documents": project.documents.count(),
+                "runs": len(runs),
+                "tasks": len(refs),
+                "judgements": Judgement.objects.filter(project=project).count(),
+                "snapshots": len(snapshots),
+                "external_qrels": len(external),
+                "adjudications": project.adjudications.count(),
+                "references": project.references.count(),
+            },
+            "runs": runs,
+            "snapshots": snapshots,
+            "evaluations": evaluation_entries(project),
+            "files": files,
+        }
+        archive.writestr("manifest.json", json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True))
+    return manifest
+
+
+def topic_rows(project: Project) -> Iterator[dict]:
+    for tid, title, description in project.topics.order_by("id").values_list(
+        "external_id", "title", "description"
+    ):
+        yield {"id": tid, "title": title, "description": description}
+
+
+def document_rows(project: Project) -> Iterator[dict]:
+    rows = project.documents.order_by("id").values_list("external_id", "title", "text")
+    for did, title, text in rows.iterator(chunk_size=2000):
+        yield {"id": did, "title": title, "text": text}
+
+
+def run_lines(run: Run) -> Iterator[str]:
+    """The run as stored: its ranks and scores exactly (``repr`` of the float)."""
+    rows = run.entries.order_by("topic_id", "rank").values_list("topic_id", "document_id", "rank", "score")
+    for topic, document, rank, score in rows.iterator(chunk_size=20_000):
+        yield f"{topic} Q0 {document} {rank} {score!r} {run.tag}\n"
+
+
+def task_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
+    rows = project.tasks.order_by("id").values_list(
+        "pk",
+        "kind",
+        "topic__external_id",
+        "document__external_id",
+        "document_b__external_id",
+        "source_task_id",
+        "pool_rank",
+        "serve_key",
+        "system_id",
+        "system_b_id",
+        "input_id",
+        "required_judgements",
+        "gold_answer",
+        "gold_explanation",
+        "referred_to",
+        "referred_at",
+        "referral_reason",
+    )
+    for (
+        pk,
+        kind,
+        topic,
+        doc,
+        doc_b,
+        source,
+        rank,
+        key,
+        system,
+        system_b,
+        input_id,
+        k,
+        gold,
+        why,
+        referred_to,
+        referred_at,
+        referral_reason,
+    ) in rows.iterator():
+        yield {
+            "ref": refs[pk],
+            "kind": kind,
+            "topic": topic,
+            "document": doc,
+            "document_b": doc_b,
+            "source": refs.get(source) if source else None,
+            "pool_rank": rank,
+            "serve_key": key,
+            "system_id": system,
+            "system_b_id": system_b,
+            "input_id": input_id,
+            "required_judgements": k,
+            "gold_answer": gold,
+            "gold_explanation": why,
+            "referred_to": referred_to,
+            "referred_at": when(referred_at),
+            "referral_reason": referral_reason,
+        }
+
+
+def adjudication_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
+    """Every decision a researcher took (withdrawals too), oldest first: the newest of a task is in force."""
+    rows = project.adjudications.order_by("created_at", "id").values_list(
+        "task_id", "researcher__username", "label", "note", "created_at"
+    )
+    for task, researcher, label, note, created in rows.iterator():
+        yield {
+            "task": refs[task],
+            "researcher": researcher,
+            "label": label,
+            "note": note,
+            "created_at": when(created),
+        }
+
+
+def reference_rows(project: Project) -> Iterator[dict]:
+    rows = project.references.order_by("id").values_list("input_id", "text", "writer", "source")
+    for input_id, text, writer, source in rows.iterator():
+        yield {"input": input_id, "text": text, "writer": writer, "source": source}
+
+
+def annotator_rows(project: Project) -> Iterator[dict]:
+    members = {m.annotator_id: m for m in project.memberships.select_related("annotator")}
+    judged = set(Judgement.objects.filter(project=project).values_list("annotator_id", flat=True))
+    users = get_user_model().objects.filter(pk__in=set(members) | judged).order_by("id")
+    for user in users:
+        member = members.get(user.pk)
+        yield {
+            "username": user.get_username(),
+            "member": member is not None,
+            "status": member.status if member else None,
+            "qualified_at": when(member.qualified_at) if member else None,
+            "blocked_reason": member.blocked_reason if member else "",
+        }
+
+
+def judgement_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
+    """Every judgement in the order it was first made, with every revision."""
+    revisions: dict[int, list[dict]] = {}
+    for judgement_id, number, label, answer, created in JudgementRevision.objects.filter(
+        judgement__project=project
+    ).values_list("judgement_id", "number", "label", "answer", "created_at"):
+        revisions.setdefault(judgement_id, []).append(
+            {"number": number, "label": label, "answer": answer, "created_at": when(created)}
+        )
+    rows = (
+        Judgement.objects.filter(project=project)
+        .order_by("id")
+        .values_list(
+            "pk",
+            "task_id",
+            "annotator__username",
+            "label",
+            "answer",
+            "seconds_spent",
+            "seconds_on_task",
+            "revision",
+            "created_at",
+            "updated_at",
+        )
+    )
+    for pk, task, username, label, answer, seconds, on_task, revision, created, updated in rows.iterator():
+        yield {
+            "task": refs[task],
+            "annotator": username,
+            "label": label,
+            "answer": answer,
+            "seconds_spent": seconds,
+            "seconds_on_task": on_task,
+            "revision": revision,
+            "created_at": when(created),
+            "updated_at": when(updated),
+            "revisions": sorted(revisions.get(pk, []), key=lambda r: r["number"]),
+        }
+
+
+def label_rows(snapshot: GroundTruthSnapshot, refs: dict[int, int]) -> Iterator[dict]:
+    rows = snapshot.labels.order_by("task_id").values_list(
+        "task_id",
+        "label",
+        "confidence",
+        "judgement_count",
+        "details",
+        "adjudicated_by",
+        "aggregate_label",
+        "adjudication",
+        "tie",
+    )
+    for task, label, confidence, count, details, by, aggregate, adjudication, tie in rows.iterator(
+        chunk_size=5000
+    ):
+        yield {
+            "task": refs[task],
+            "label": label,
+            "confidence": confidence,
+            "judgement_count": count,
+            "details": details,
+            "adjudicated_by": by,
+            "aggregate_label": aggregate,
+            "adjudication": adjudication,
+            "tie": tie,
+        }
+
+
+def snapshot_entry(project: Project, snapshot: GroundTruthSnapshot, name: str) -> dict:
+    entry = {field: getattr(snapshot, field) for field in SNAPSHOT_FIELDS}
+    # Which judgements it read, as a count of the project's judgements in order (ids do not travel).
+    read = Judgement.objects.filter(project=project, pk__lte=snapshot.input_last_judgement_id).count()
+    return entry | {"judgements_read": read, "created_at": when(snapshot.created_at), "file": name}
+
+
+def evaluation_entries(project: Project) -> list[dict]:
+    """The newest finished evaluation of each ground truth, with every run's overall scores: what the
+    re-imported collection's evaluations should give again."""
+    entries: dict[str, dict] = {}
+    for evaluation in project.evaluations.filter(status="done").select_related("snapshot", "external_qrels"):
+        key = evaluation.signature
+        if key in entries:  # ordered newest first
+            continue
+        scores = {s.run.tag: s.overall for s in evaluation.scores.select_related("run")}
+        entries[key] = {
+            "signature": evaluation.signature,
+            "ground_truth": evaluation.ground_truth_name,
+            "relevance_level": evaluation.relevance_level,
+            "judged_only": evaluation.judged_only,
+            "overall": scores,
+        }
+    return list(entries.values())
+
+
+# Import ----------------------------------------------------------------------------------------
+
+
+def read_archive(data: bytes) -> tuple[zipfile.ZipFile, dict]:
+    """Open the bundle and check its manifest and every file's checksum; ImportFailed names the file."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        manifest = json.loads(archive.read("manifest.json"))
+    except (zipfile.BadZipFile, KeyError, ValueError) as error:
+        raise ImportFailed([("", f"not a Cranfield bundle (a ZIP with manifest.json): {error}")]) from error
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise ImportFailed([("manifest.json", f"format must be {FORMAT!r}")])
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise ImportFailed(
+            [
+                (
+                    "manifest.json",
+                    f"format_version {manifest.get('format_version')!r} is not "
+                    f"{FORMAT_VERSION}, the version this Cranfield reads",
+                )
+            ]
+        )
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        raise ImportFailed([("manifest.json", "files must list every file with its sha256")])
+    for name, expected in files.items():
+        try:
+            digest = hashlib.sha256(archive.read(name)).hexdigest()
+        except KeyError:
+            raise ImportFailed([(name, "listed in the manifest but missing from the bundle")]) from None
+        if digest != expected.get("sha256"):
+            raise ImportFailed([(name, "its SHA-256 differs from the manifest's: the file was changed")])
+    return archive, manifest
+
+
+def lines(archive: zipfile.ZipFile, name: str) -> Iterator[tuple[str, dict]]:
+    """The objects of a JSON Lines file, each with its ``file line N`` for error messages."""
+    with archive.open(name) as handle:
+        for number, raw in enumerate(io.TextIOWrapper(handle, encoding="utf-8"), start=1):
+            if raw.strip():
+                yield f"{name} line {number}", json.loads(raw)
+
+
+def import_bundle(job: ImportJob, data: bytes, progress: Callable[[str, float], None]) -> dict:
+    """Rebuild the bundle as a new project owned by the job's requester (all or nothing), then ask
+    for its evaluations. Returns the summary the job shows."""
+    archive, manifest = read_archive(data)
+    progress("checking the project's settings", 0.05)
+    settings_in = dict(manifest.get("project") or {})
+    # A bundle written before projects chose a tie rule was built with the lower label's.
+    settings_in.setdefault("tie_rule", "lower")
+    if isinstance(settings_in.get("name"), str):
+        settings_in["name"] = imported_name(job.requested_by, settings_in["name"])
+    serializer = ProjectSerializer(data={k: v for k, v in settings_in.items() if k in SETTINGS_FIELDS})
+    if not serializer.is_valid():
+        raise ImportFailed(
+            [
+                (f"manifest.json project.{field}", " ".join(map(str, messages)))
+                for field, messages in serializer.errors.items()
+            ]
+        )
+    try:
+        with transaction.atomic():
+            project = serializer.save(owner=job.requested_by)
+            ImportJob.objects.filter(pk=job.pk).update(project=project)
+            counts = restore(
+                project, archive, manifest, progress, activate=job.options.get("activate_annotators", False)
+            )
+    except (KeyError, TypeError, ValueError) as error:
+        raise ImportFailed([("", f"the bundle's contents are malformed: {error!r}")]) from error
+    progress("asking for the evaluations", 0.95)
+    request_evaluations_of_latest(project)  # committed above: the jobs read what was restored
+    return {"project": project.pk, "counts": counts, "evaluations_expected": manifest.get("evaluations", [])}
+
+
+def imported_name(owner, name: str) -> str:
+    """The copy's name: the bundle's with " (imported)", numbered when the owner has that name already
+    (" (imported 2)", …), so a copy never looks like its original, or like another copy, on a page."""
+    base = IMPORTED_SUFFIX.sub("", name).strip() or "Project"
+    taken = set(Project.objects.filter(owner=owner, name__startswith=base).values_list("name", flat=True))
+    number = 1
+    while (candidate := f"{base} (imported{'' if number == 1 else f' {number}'})") in taken:
+        number += 1
+    return candidate[: Project._meta.get_field("name").max_length]
+
+
+def restore(
+    project: Project, archive: zipfile.ZipFile, manifest: dict, progress: Callable, *, activate: bool = False
+) -> dict:
+    progress("topics and documents", 0.1)
+    topics = {row["id"]: row for _, row in lines(archive, "topics.jsonl")}
+    Topic.objects.bulk_create(
+        [
+            Topic(project=project, external_id=t, title=r["title"], description=r["description"])
+            for t, r in topics.items()
+        ],
+        batch_size=2000,
+    )
+    Document.objects.bulk_create(
+        (
+            Document(project=project, external_id=r["id"], title=r["title"], text=r["text"])
+            for _, r in lines(archive, "documents.jsonl")
+        ),
+        batch_size=2000,
+    )
+    topic_pk = dict(project.topics.values_list("external_id", "pk"))
+    document_pk = dict(project.documents.values_list("external_id", "pk"))
+    progress("runs", 0.3)
+    for entry in manifest["runs"]:
+        restore_run(project, archive, entry)
+    progress("the pool", 0.5)
+    task_pk = restore_tasks(project, archive, topic_pk, document_pk)
+    progress("annotators and judgements", 0.6)
+    users = restore_annotators(project, archive, activate=activate)
+    judgement_pks = restore_judgements(project, archive, task_pk, users)
+    adjudications = restore_adjudications(project, archive, manifest, task_pk)
+    progress("ground-truth snapshots", 0.8)
+    for entry in manifest["snapshots"]:
+        restore_snapshot(project, archive, entry, task_pk, judgement_pks)
+    for _, row in lines(archive, "external_qrels.jsonl"):
+        ExternalQrels.objects.create(
+            project=project,
+            name=row["name"],
+            judgements=row["judgements"],
+            judged_count=sum(len(docs) for docs in row["judgements"].values()),
+            relevant_count=sum(1 for docs in row["judgements"].values() for rel in docs.values() if rel > 0),
+        )
+    references = []
+    if "references.jsonl" in manifest["files"]:
+        references = [
+            Reference(
+                project=project, input_id=r["input"], text=r["text"], writer=r["writer"], source=r["source"]
+            )
+            for _, r in lines(archive, "references.jsonl")
+        ]
+        Reference.objects.bulk_create(references, batch_size=2000)
+    return {
+        "topics": len(topic_pk),
+        "documents": len(document_pk),
+        "runs": len(manifest["runs"]),
+        "tasks": len(task_pk),
+        "judgements": len(judgement_pks),
+        "adjudications": adjudications,
+        "snapshots": len(manifest["snapshots"]),
+        "references": len(references),
+    }
+
+
+def account_named(username: str) -> Any:
+    """This install's account of that name, or a new one that cannot log in (no usable password,
+    inactive) until an administrator enables it."""
+    model = get_user_model()
+    user = model.objects.filter(username=username).first()
+    if user is None:
+        user = model(username=username, is_active=False)
+        user.set_unusable_password()
+        user.save()
+    return user
+
+
+def restore_adjudications(
+    project: Project, archive: zipfile.ZipFile, manifest: dict, task_pk: list[int]
+) -> int:
+    """The researchers' decisions, with their times, attributed to accounts of the same usernames."""
+    if "adjudications.jsonl" not in manifest["files"]:
+        return 0
+    rows = [row for _, row in lines(archive, "adjudications.jsonl")]
+    researchers = {name: account_named(name) for name in {row["researcher"] for row in rows}}
+    made = Adjudication.objects.bulk_create(
+        [
+            Adjudication(
+                project=project,
+                task_id=task_pk[row["task"]],
+                researcher=researchers[row["researcher"]],
+                label=row["label"],
+                note=row["note"],
+            )
+            for row in rows
+        ],
+        batch_size=2000,
+    )
+    for adjudication, row in zip(made, rows, strict=True):  # auto_now_add: restored afterwards
+        adjudication.created_at = datetime.fromisoformat(row["created_at"])
+    Adjudication.objects.bulk_update(made, ["created_at"], batch_size=2000)
+    return len(made)
+
+
+def restore_run(project: Project, archive: zipfile.ZipFile, entry: dict) -> None:
+    run = Run.objects.create(
+        project=project,
+        tag=entry["tag"],
+        group=entry["group"],
+        description=entry["description"],
+        pool_depth=entry["pool_depth"],
+        withdrawn_at=datetime.fromisoformat(entry["withdrawn_at"]) if entry.get("withdrawn_at") else None,
+    )
+
+    def rows() -> Iterator[tuple[int, str, str, int, float]]:
+        with archive.open(entry["file"]) as handle:
+            for raw in io.TextIOWrapper(handle, encoding="utf-8"):
+                topic, _, document, rank, score, _ = raw.split()
+                yield run.pk, topic, document, int(rank), float(score)
+
+    if connection.vendor == "postgresql":
+        copy_entries(rows())
+    else:
+        RunEntry.objects.bulk_create(
+            (RunEntry(run_id=r, topic_id=t, document_id=d, rank=k, score=v) for r, t, d, k, v in rows()),
+            batch_size=5000,
+        )
+
+
+def restore_tasks(
+    project: Project, archive: zipfile.ZipFile, topic_pk: dict[str, int], document_pk: dict[str, int]
+) -> list[int]:
+    """The tasks, with their new primary keys by ``ref``; attention checks after the items they check."""
+    tasks: list[Task] = []
+    sources: list[int | None] = []
+    for _, row in lines(archive, "tasks.jsonl"):
+        tasks.append(
+            Task(
+                project=project,
+                kind=row["kind"],
+                topic_id=topic_pk[row["topic"]] if row["topic"] else None,
+                document_id=document_pk[row["document"]],
+                document_b_id=document_pk[row["document_b"]] if row["document_b"] else None,
+                pool_rank=row["pool_rank"],
+                serve_key=row["serve_key"],
+                system_id=row["system_id"],
+                system_b_id=row.get("system_b_id", ""),  # absent from bundles written before it existed
+                input_id=row["input_id"],
+                required_judgements=row["required_judgements"],
+                gold_answer=row["gold_answer"],
+                gold_explanation=row["gold_explanation"],
+                referred_to=row.get("referred_to", ""),
+                referred_at=datetime.fromisoformat(row["referred_at"]) if row.get("referred_at") else None,
+                referral_reason=row.get("referral_reason", ""),  # absent from bundles written before it
+            )
+        )
+        sources.append(row["source"])
+    Task.objects.bulk_create([t for t, s in zip(tasks, sources, strict=True) if s is None], batch_size=2000)
+    checks = [t for t, s in zip(tasks, sources, strict=True) if s is not None]
+    for task, source in zip(tasks, sources, strict=True):
+        if source is not None:
+            task.source_task_id = tasks[source].pk
+    Task.objects.bulk_create(checks, batch_size=2000)
+    return [t.pk for t in tasks]
+
+
+def restore_annotators(
+    project: Project, archive: zipfile.ZipFile, *, activate: bool = False
+) -> dict[str, Any]:
+    """Annotators by username (``account_named``); members come in inactive (their judgements count,
+    they get no tasks) unless ``activate``; a blocked one stays blocked (the ground truth leaves
+    their judgements out, as the original's did)."""
+    users: dict[str, Any] = {}
+    for _, row in lines(archive, "annotators.jsonl"):
+        user = account_named(row["username"])
+        users[row["username"]] = user
+        if row["member"]:
+            status = row["status"]
+            if status != Membership.Status.BLOCKED and not activate:
+                status = Membership.Status.INACTIVE
+            Membership.objects.create(
+                project=project,
+                annotator=user,
+                status=status,
+                blocked_reason=row["blocked_reason"],
+                qualified_at=datetime.fromisoformat(row["qualified_at"]) if row["qualified_at"] else None,
+            )
+    return users
+
+
+def restore_judgements(
+    project: Project, archive: zipfile.ZipFile, task_pk: list[int], users: dict[str, Any]
+) -> list[int]:
+    """Every judgement with its lease (submitted), its revisions and its times, in the original order;
+    each task's slot count follows. Returns the new judgement keys in order."""
+    rows = [row for _, row in lines(archive, "judgements.jsonl")]
+    made = [datetime.fromisoformat(row["created_at"]) for row in rows]
+    assignments = Assignment.objects.bulk_create(
+        [
+            Assignment(
+                task_id=task_pk[row["task"]],
+                annotator=users[row["annotator"]],
+                status=Assignment.Status.SUBMITTED,
+                expires_at=at,
+            )
+            for row, at in zip(rows, made, strict=True)
+        ],
+        batch_size=2000,
+    )
+    judgements = Judgement.objects.bulk_create(
+        [
+            Judgement(
+                project=project,
+                task_id=a.task_id,
+                annotator_id=a.annotator_id,
+                assignment=a,
+                label=row["label"],
+                answer=row["answer"],
+                seconds_spent=row["seconds_spent"],
+                seconds_on_task=row.get("seconds_on_task"),  # bundles written before it have none
+                revision=row["revision"],
+            )
+            for row, a in zip(rows, assignments, strict=True)
+        ],
+        batch_size=2000,
+    )
+    for judgement, row, at in zip(
+        judgements, rows, made, strict=True
+    ):  # auto_now fields: restored afterwards
+        judgement.created_at = at
+        judgement.updated_at = datetime.fromisoformat(row["updated_at"])
+    Judgement.objects.bulk_update(judgements, ["created_at", "updated_at"], batch_size=2000)
+    JudgementRevision.objects.bulk_create(
+        [
+            JudgementRevision(judgement=j, number=r["number"], label=r["label"], answer=r["answer"])
+            for j, row in zip(judgements, rows, strict=True)
+            for r in row["revisions"]
+        ],
+        batch_size=2000,
+    )
+    per_task = Counter(j.task_id for j in judgements)
+    tasks = list(Task.objects.filter(pk__in=per_task))
+    for task in tasks:
+        task.slots_taken = per_task[task.pk]
+        task.completed = task.slots_taken >= task.required_judgements
+    Task.objects.bulk_update(tasks, ["slots_taken", "completed"], batch_size=2000)
+    return [j.pk for j in judgements]
+
+
+def restore_snapshot(
+    project: Project, archive: zipfile.ZipFile, entry: dict, task_pk: list[int], judgement_pks: list[int]
+) -> None:
+    read = entry["judgements_read"]
+    snapshot = GroundTruthSnapshot.objects.create(
+        project=project,
+        input_last_judgement_id=judgement_pks[read - 1] if read else 0,
+        **{field: entry[field] for field in SNAPSHOT_FIELDS},
+    )
+    SnapshotLabel.objects.bulk_create(
+        (
+            SnapshotLabel(
+                snapshot=snapshot,
+                task_id=task_pk[r["task"]],
+                label=r["label"],
+                confidence=r["confidence"],
+                judgement_count=r["judgement_count"],
+                details=r["details"],
+                adjudicated_by=r.get("adjudicated_by", ""),
+                aggregate_label=r.get("aggregate_label"),
+                adjudication=r.get("adjudication") or {},
+                tie=r.get("tie", ""),
+            )
+            for _, r in lines(archive, entry["file"])
+        ),
+        batch_size=5000,
+    )
