@@ -8,46 +8,12 @@ from django.core.validators import MinValueValidator
 
 from annotation.judging.coverage import HOW_TO_BRING_IN, eligible_among, k_problem
 from annotation.models import Project, even_k_warning
-from annotation.task_types import AnswerError, task_type
+from annotation.task_types import AnswerError, FormTextError, task_type
 
 DEFAULT_LEVELS = "0: Not relevant\n1: Partly relevant\n2: Relevant\n3: Highly relevant"
 DEFAULT_DIMENSIONS = "quality, coherence, diversity, importance"
 DEFAULT_ANCHORS = "1: very poor\n5: excellent"
 TIE_RULE_BY_K = "Chosen by k: one more annotator when k is even, the lower label when odd"
-
-
-def parse_levels(text: str) -> list[dict]:
-    """``value: label`` per line → graded-relevance levels; errors name the line."""
-    levels = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        value, _, label = line.partition(":")
-        try:
-            levels.append({"value": int(value.strip()), "label": label.strip() or value.strip()})
-        except ValueError as error:
-            raise forms.ValidationError(f"line {number}: write “value: label”, e.g. “2: Relevant”") from error
-    return levels
-
-
-def parse_anchors(text: str) -> dict[str, str]:
-    """``point: label`` per line → Likert anchors (``{"1": "very poor"}``); errors name the line (and
-    belong to the form's ``likert_anchors`` field)."""
-    anchors: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        point, _, label = line.partition(":")
-        try:
-            value = int(point.strip())
-        except ValueError as error:
-            message = f"line {number}: write “point: label”, e.g. “1: very poor”"
-            raise forms.ValidationError({"likert_anchors": message}) from error
-        if not label.strip():
-            message = f"line {number}: what does {value} mean? e.g. “{value}: very poor”"
-            raise forms.ValidationError({"likert_anchors": message})
-        anchors[str(value)] = label.strip()
-    return anchors
 
 
 class ProjectForm(forms.ModelForm):
@@ -232,8 +198,8 @@ class ProjectForm(forms.ModelForm):
         self.instance.config_errors_shown = True
         try:
             config = kind.config_from_form(cleaned)
-        except forms.ValidationError as error:  # one naming its field goes there, others to the type's
-            self.add_error(None if hasattr(error, "error_dict") else kind.config_field, error)
+        except FormTextError as error:  # one naming its field goes there, others to the type's
+            self.add_error(error.field or kind.config_field, str(error))
             return cleaned
         if cleaned.get("rationale_required"):
             config["rationale_required"] = True
