@@ -51,12 +51,9 @@ from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
 from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
-from annotation.crowd.agreement import (
-    cohen_kappa_pairs,
-    fleiss_kappa,
-    krippendorff_alpha,
-    pair_entries,
-)
+from annotation.crowd.agreement.cohen import cohen_kappa_pairs, pair_entries
+from annotation.crowd.agreement.fleiss import fleiss_kappa
+from annotation.crowd.agreement.krippendorff import krippendorff_alpha
 from annotation.crowd.bootstrap import bootstrap_agreement
 from annotation.crowd.cross_fit import cross_fitted_accuracy
 from annotation.crowd.encoding import encode

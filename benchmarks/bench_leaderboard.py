@@ -169,9 +169,9 @@ def metric_share(project, snapshot) -> tuple[float, float, float]:
     """(ours, pytrec_eval, reading the runs) in seconds, every run against the snapshot's qrels."""
     import pytrec_eval
 
+    from evaluation.collection.runs import stored_run
     from evaluation.ground_truth.downloads import snapshot_qrels
     from evaluation.metrics.trec_measures import evaluate, parse_measures
-    from evaluation.scoring.compute import stored_run
 
     qrels = snapshot_qrels(snapshot)
     started = time.perf_counter()

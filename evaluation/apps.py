@@ -9,6 +9,12 @@ class EvaluationConfig(AppConfig):
         # The one place where annotation's news reaches evaluation: a judgement changed, so a
         # debounced ground-truth job is requested (annotation imports nothing from here).
         from annotation.signals import judgements_changed
+        from evaluation import signals
         from evaluation.ground_truth.jobs import on_judgements_changed
+        from evaluation.scoring import receivers
 
         judgements_changed.connect(on_judgements_changed, dispatch_uid="ground-truth-on-judgements")
+        # Control flows down: collection and ground truth announce, scoring listens.
+        signals.collection_imported.connect(receivers.on_collection_imported, dispatch_uid="score-imported")
+        signals.runs_changed.connect(receivers.on_runs_changed, dispatch_uid="score-changed-runs")
+        signals.snapshot_written.connect(receivers.on_snapshot_written, dispatch_uid="score-new-snapshot")

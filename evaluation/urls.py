@@ -4,7 +4,7 @@ from django.urls import include, path, register_converter
 
 from evaluation import api, views
 from evaluation.collection import api as collection_api
-from evaluation.collection import run_removal_views
+from evaluation.collection import run_removal_views, runs_api
 from evaluation.items import api as item_api
 from evaluation.items import views as item_views
 from evaluation.scoring import api as scoring_api
@@ -154,7 +154,7 @@ urlpatterns = [
         "api/projects/<int:project_pk>/ground-truth/jobs/<int:pk>/", job_detail, name="ground-truth-job-api"
     ),
     path("api/projects/<int:project_pk>/agreement/", api.AgreementReportView.as_view(), name="agreement-api"),
-    path("api/projects/<int:project_pk>/runs/", scoring_api.RunListView.as_view(), name="runs-api"),
+    path("api/projects/<int:project_pk>/runs/", runs_api.RunListView.as_view(), name="runs-api"),
     path("api/projects/<int:project_pk>/runs/<int:pk>/", run_removal_views.RunView.as_view(), name="run-api"),
     path(
         "api/projects/<int:project_pk>/runs/<int:pk>/withdraw/",
@@ -168,7 +168,7 @@ urlpatterns = [
     ),
     path(
         "api/projects/<int:project_pk>/runs/<int:pk>/trec/",
-        scoring_api.RunTrecView.as_view(),
+        runs_api.RunTrecView.as_view(),
         name="run-trec-api",
     ),
     path(

@@ -8,20 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotation.crowd.agreement import (
-    Labels,
-    Weights,
-    cohen_kappa_pairs,
-    fleiss_items,
-    fleiss_kappa,
-    fleiss_kappa_test,
-    krippendorff_alpha,
-    per_label_agreement,
-    randolph_kappa,
-    weights_description,
-)
+from annotation.crowd.agreement.cohen import cohen_kappa_pairs
+from annotation.crowd.agreement.fleiss import fleiss_items, fleiss_kappa, fleiss_kappa_test, randolph_kappa
+from annotation.crowd.agreement.krippendorff import krippendorff_alpha
+from annotation.crowd.agreement.per_label import per_label_agreement
+from annotation.crowd.agreement.weights import Weights, weights_description
 from annotation.crowd.bootstrap import STATISTICS, bootstrap_agreement
-from annotation.crowd.encoding import as_encoded
+from annotation.crowd.encoding import Labels, as_encoded
 from annotation.crowd.minimums import ITEMS_FOR_AGREEMENT_INTERVAL, ITEMS_FOR_KAPPA, Minimum
 from annotation.crowd.prevalence import explain_low_kappa, pooled_agreement
 

@@ -51,7 +51,7 @@ from evaluation.models import (
     SnapshotLabel,
 )
 from evaluation.scoring.compute import CODE_VERSION
-from evaluation.scoring.jobs import request_evaluations_of_latest
+from evaluation.signals import announce_collection_imported
 
 FORMAT = "cranfield-bundle"
 FORMAT_VERSION = 1
@@ -459,7 +459,7 @@ def import_bundle(job: ImportJob, data: bytes, progress: Callable[[str, float], 
     except (KeyError, TypeError, ValueError) as error:
         raise ImportFailed([("", f"the bundle's contents are malformed: {error!r}")]) from error
     progress("asking for the evaluations", 0.95)
-    request_evaluations_of_latest(project)  # committed above: the jobs read what was restored
+    announce_collection_imported(project.pk, runs_added=project.runs.count())  # committed above
     return {"project": project.pk, "counts": counts, "evaluations_expected": manifest.get("evaluations", [])}
 
 

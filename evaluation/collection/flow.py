@@ -17,15 +17,15 @@ from django.db import transaction
 from annotation.items.importing import Catalogue, ImportProblem, ImportSummary, import_items
 from annotation.models import Project
 from annotation.serializers import TopicInSerializer
+from evaluation.collection.external_qrels import import_external_qrels
+from evaluation.collection.references import import_references
 from evaluation.collection.runs import parse_runs, pool_runs, store_runs
 from evaluation.collection.serializers import ImportSerializer
 from evaluation.metrics.natural_order import natural_sorted
 from evaluation.metrics.trec_io import TrecFormatError
 from evaluation.metrics.trec_topics import read_topics
 from evaluation.models import ExternalQrels
-from evaluation.scoring.external import import_external_qrels
-from evaluation.scoring.jobs import request_evaluation, request_evaluations_of_latest
-from evaluation.texts.jobs import import_references
+from evaluation.signals import announce_collection_imported
 
 
 @dataclass
@@ -102,10 +102,9 @@ def import_collection(
     except DryRun:
         pass
     assert summary is not None
-    if stored and not dry_run:
-        request_evaluations_of_latest(project)  # the new runs join the leaderboard, against the new qrels too
-    elif reference is not None and not dry_run and project.runs.exists():
-        request_evaluation(project, external_qrels=reference)
+    if not dry_run and (stored or reference is not None):
+        # Scoring listens: the new runs join the leaderboard, and runs are scored against new qrels.
+        announce_collection_imported(project.pk, len(stored), reference.pk if reference else None)
     order = (
         {topic: sorted(pooled[topic], key=pooled[topic].__getitem__) for topic in natural_sorted(pooled)}
         if dry_run

@@ -1,7 +1,7 @@
 """Undoing a run: withdraw it (kept, off the leaderboard, and reinstated at will), reinstate it, or
 delete it. Each is planned first (``annotation.projects.history.Change``: what will go, or why not) and
 done in one transaction with its entry in the project's history; then the runs are scored again against the
-newest ground truth and every external qrels (``scoring.jobs.request_evaluations_of_latest``), so the
+newest ground truth and every external qrels (``evaluation.signals.runs_changed``, heard by scoring), so the
 leaderboard shows the runs as they now are.
 
 **The pooled items.** The run's pool is the (topic, document) pairs of its top ``pool_depth``. An item
@@ -24,7 +24,7 @@ from annotation.judging.counts import forget_task_facts
 from annotation.models import Assignment, Judgement, Project, ProjectEvent, Task
 from annotation.projects.history import Change, Refused, plural, record
 from evaluation.models import Evaluation, Run, RunEntry
-from evaluation.scoring.jobs import request_evaluations_of_latest
+from evaluation.signals import announce_runs_changed
 
 Action = ProjectEvent.Action
 UNJUDGED_ITEMS = ("keep", "remove")
@@ -173,7 +173,7 @@ def plan_deletion(run: Run, unjudged_items: str = "keep", share: PoolShare | Non
 
 
 def _rescore(project: Project) -> None:
-    transaction.on_commit(lambda: request_evaluations_of_latest(project))
+    announce_runs_changed(project.pk)  # scoring listens: the runs are scored again
 
 
 def _remove_items(project: Project, share: PoolShare, unjudged_items: str) -> None:

@@ -39,8 +39,8 @@ from evaluation.collection.run_removal import (
     unjudged_choice,
     withdraw,
 )
+from evaluation.collection.runs_api import RunDetailView
 from evaluation.models import Run
-from evaluation.scoring.api import RunDetailView
 
 UNJUDGED_CHOICES = {
     "name": "unjudged_items",

@@ -3,7 +3,9 @@ store, and pool (``pooling``) into the items annotators judge."""
 
 from __future__ import annotations
 
+import io
 import unicodedata
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from django.db import connection
@@ -13,7 +15,7 @@ from annotation.items.inputs import InputError, identifier
 from annotation.models import Project
 from evaluation.collection.pooling import depth_k_pool, depth_order, rbp_order
 from evaluation.metrics.trec_io import Run as RankedLists
-from evaluation.metrics.trec_io import TrecFormatError, read_run, trec_order
+from evaluation.metrics.trec_io import TrecFormatError, read_run, trec_order, write_run
 from evaluation.models import Run, RunEntry
 
 # Run.tag's column width.
@@ -125,3 +127,20 @@ def pool_runs(
         order = rbp_order(rankings, limit) if method == "rbp" else depth_order(rankings, limit)
         pool[topic] = {document: position for position, document in enumerate(order, start=1)}
     return pool
+
+
+def stored_run(run: Run) -> RankedLists:
+    """A stored run as ``{topic: {document: score}}`` (trec_eval orders it again by score, docno)."""
+    ranked: RankedLists = defaultdict(dict)
+    for topic, document, score in run.entries.values_list("topic_id", "document_id", "score").iterator(
+        chunk_size=20_000
+    ):
+        ranked[topic][document] = score
+    return dict(ranked)
+
+
+def run_file(run: Run) -> str:
+    """A stored run as the text of a TREC run file (``qid Q0 docno rank score tag``, trec_eval's order)."""
+    out = io.StringIO()
+    write_run(stored_run(run), out, run.tag)
+    return out.getvalue()

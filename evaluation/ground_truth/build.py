@@ -32,9 +32,10 @@ from annotation.crowd.aggregation import (
     majority_vote,
     tie_rule_named,
 )
-from annotation.crowd.agreement import cohen_kappa_matrix, krippendorff_alpha, label_order
+from annotation.crowd.agreement.cohen import cohen_kappa_matrix
+from annotation.crowd.agreement.krippendorff import krippendorff_alpha
 from annotation.crowd.bradley_terry import BradleyTerryError, bradley_terry
-from annotation.crowd.encoding import Encoded, Labels, as_encoded, encode, on_scale
+from annotation.crowd.encoding import Encoded, Labels, as_encoded, encode, label_order, on_scale
 from annotation.crowd.methods import aggregate_by_name
 from annotation.crowd.minimums import COMPARISONS_FOR_INTERVAL, ITEMS_FOR_KAPPA
 from annotation.crowd.normalisation import zscore_per_annotator

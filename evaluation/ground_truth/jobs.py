@@ -25,7 +25,7 @@ from annotation.models import Project
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.jobs import embedded
 from evaluation.models import GroundTruthJob
-from evaluation.scoring.jobs import on_snapshot_written
+from evaluation.signals import announce_snapshot_written
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +96,9 @@ def send_job(job: GroundTruthJob) -> bool:
     """Send a queued job to the broker (or, without a worker, to the embedded runner) to start after
     the debounce delay; on failure, fail the job and reopen the window."""
     if compute_ground_truth.app.conf.task_always_eager:  # no worker: Celery would run it right here
-        embedded.schedule(job.project_id, job.pk, delay=settings.GROUND_TRUTH_DEBOUNCE_SECONDS)
+        embedded.schedule_task(
+            compute_ground_truth, (job.project_id, job.pk), delay=settings.GROUND_TRUTH_DEBOUNCE_SECONDS
+        )
         return True
     try:
         compute_ground_truth.apply_async(
@@ -217,7 +219,7 @@ def compute_ground_truth(self, project_id: int, job_id: int | None = None) -> in
         snapshot=snapshot,
     )
     if snapshot:
-        on_snapshot_written(snapshot)  # the runs are scored against every new ground truth
+        announce_snapshot_written(snapshot.pk)  # scoring listens: the runs are scored against it
     return snapshot.version if snapshot else None
 
 

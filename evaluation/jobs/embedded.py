@@ -25,14 +25,6 @@ _timers: list[threading.Timer] = []
 _queued: list[tuple[Any, tuple]] = []  # (Celery task, arguments) waiting for run_queued() in "manual" mode
 
 
-def schedule(project_id: int, job_id: int, *, delay: float) -> None:
-    """Start the ground-truth job ``delay`` seconds from now on a daemon thread (or queue it, in
-    manual mode)."""
-    from evaluation.ground_truth.jobs import compute_ground_truth  # jobs imports this module
-
-    schedule_task(compute_ground_truth, (project_id, job_id), delay=delay)
-
-
 def schedule_task(task: Any, args: tuple, *, delay: float) -> None:
     """Run the Celery ``task`` with ``args`` ``delay`` seconds from now on a daemon thread, as a
     worker would (or queue it for ``run_queued()``, in manual mode)."""

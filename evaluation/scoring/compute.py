@@ -8,7 +8,6 @@ and its score under each alternative ground truth (``variants``).
 
 from __future__ import annotations
 
-import io
 import random
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,9 +16,10 @@ from django.db.models import F
 
 from annotation.crowd.encoding import encode
 from annotation.models import Project, Task
+from evaluation.collection.runs import stored_run
 from evaluation.ground_truth.build import DEFAULT_TIE_RULE, aggregate, gold_inputs, ground_truth_judgements
 from evaluation.ground_truth.downloads import snapshot_qrels
-from evaluation.metrics.trec_io import Qrels, write_run
+from evaluation.metrics.trec_io import Qrels
 from evaluation.metrics.trec_io import Run as RankedLists
 from evaluation.metrics.trec_measures import DEFAULT_CUTOFFS, evaluate, parse_measures
 from evaluation.metrics.trec_measures import aggregate as mean_over_topics
@@ -60,23 +60,6 @@ def ground_truth_qrels(evaluation: Evaluation) -> Qrels:
     if evaluation.snapshot is not None:
         return snapshot_qrels(evaluation.snapshot)
     return evaluation.external_qrels.judgements  # type: ignore[union-attr]
-
-
-def stored_run(run: Run) -> RankedLists:
-    """A stored run as ``{topic: {document: score}}`` (trec_eval orders it again by score, docno)."""
-    ranked: RankedLists = defaultdict(dict)
-    for topic, document, score in run.entries.values_list("topic_id", "document_id", "score").iterator(
-        chunk_size=20_000
-    ):
-        ranked[topic][document] = score
-    return dict(ranked)
-
-
-def run_file(run: Run) -> str:
-    """A stored run as the text of a TREC run file (``qid Q0 docno rank score tag``, trec_eval's order)."""
-    out = io.StringIO()
-    write_run(stored_run(run), out, run.tag)
-    return out.getvalue()
 
 
 @dataclass

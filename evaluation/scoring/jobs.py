@@ -102,13 +102,6 @@ def request_evaluations_of_latest(project: Project) -> list[Evaluation]:
     return requested
 
 
-def on_snapshot_written(snapshot: GroundTruthSnapshot) -> None:
-    """A new ground truth: score the runs against it (relevance projects with runs only)."""
-    project = snapshot.project
-    if project.type.judged_for_topic and project.runs.exists():
-        request_evaluation(project, snapshot=snapshot)
-
-
 def send(evaluation: Evaluation) -> None:
     """Start the job on a worker, or, without one, on the embedded runner; a broker that cannot be
     reached fails the job (the researcher can request it again)."""

@@ -18,7 +18,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.items.importing import ImportProblem
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
+from evaluation.collection.external_qrels import import_external_qrels
 from evaluation.collection.flow import ImportFailed, describe_import, import_from_body
+from evaluation.collection.runs import run_file
 from evaluation.metrics.natural_order import natural_key
 from evaluation.models import Evaluation, Run, RunScore
 from evaluation.scoring.board import (
@@ -34,8 +36,7 @@ from evaluation.scoring.board import (
     trec_eval_text,
 )
 from evaluation.scoring.checks import shown_checks
-from evaluation.scoring.compute import run_file
-from evaluation.scoring.external import crowd_against_external, import_external_qrels
+from evaluation.scoring.external import crowd_against_external
 from evaluation.scoring.jobs import not_superseded, request_evaluation
 
 DOWNLOADS = {

@@ -29,13 +29,13 @@ from annotation.permissions import IsResearcher, owned_project
 from annotation.serializers import StrictSerializer
 from cranfield.parsers import DepthLimitedJSONParser
 from evaluation.collection.api import ProjectList
+from evaluation.collection.references import import_references
 from evaluation.collection.serializers import ReferenceInSerializer
 from evaluation.metrics.meta_evaluation import LEVELS, METHODS
 from evaluation.metrics.text_scores import METRICS, check_metrics
 from evaluation.models import OutputScore, Reference, TextEvaluation
 from evaluation.texts.jobs import (
     ReferencesProblem,
-    import_references,
     references_from_free_text,
     request_text_evaluation,
 )

@@ -22,6 +22,7 @@ from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from annotation.models import Project, Task
+from evaluation.collection.references import import_references
 from evaluation.jobs.dispatch import resend_lost, send_to_worker
 from evaluation.metrics.text_scores import (
     METRICS,
@@ -225,22 +226,6 @@ def finish(evaluation_id: int) -> None:
         unscored=sorted(key for part in parts for key in part["unscored"]),
         finished_at=timezone.now(),
     )
-
-
-def import_references(project: Project, references: list[dict], *, source: str = "imported") -> int:
-    """Store ``[{"input", "text", "writer"}]`` as references of ``project``; returns how many."""
-    rows = [
-        Reference(
-            project=project,
-            input_id=reference["input"],
-            text=reference["text"],
-            writer=reference.get("writer", ""),
-            source=source,
-        )
-        for reference in references
-    ]
-    Reference.objects.bulk_create(rows, batch_size=2000)
-    return len(rows)
 
 
 def references_from_free_text(source: Project, target: Project, *, replace: bool = False) -> int:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from evaluation.collection.external_qrels import import_external_qrels
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.jobs import embedded
-from evaluation.scoring.external import import_external_qrels
 from evaluation.scoring.jobs import request_evaluation
 from tests.annotation.factories import make_project
 from tests.browser.conftest import log_in, wait_until

@@ -16,7 +16,8 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from annotation.crowd.aggregation import dawid_skene, majority_vote
-from annotation.crowd.agreement import cohen_kappa_pairs, krippendorff_alpha
+from annotation.crowd.agreement.cohen import cohen_kappa_pairs
+from annotation.crowd.agreement.krippendorff import krippendorff_alpha
 from annotation.crowd.labels_io import LabelFileError, read_gold, read_label_columns, read_labels
 from cranfield.cli import main
 

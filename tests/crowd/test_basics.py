@@ -12,7 +12,7 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from annotation.crowd.aggregation import dawid_skene, majority_vote
-from annotation.crowd.agreement import fleiss_kappa
+from annotation.crowd.agreement.fleiss import fleiss_kappa
 from annotation.crowd.encoding import encode
 
 # Fleiss (1971): 30 patients, each diagnosed by 6 psychiatrists into 5 categories; the published

@@ -15,7 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.crowd.agreement import cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha
+from annotation.crowd.agreement.cohen import cohen_kappa_pairs
+from annotation.crowd.agreement.fleiss import fleiss_kappa
+from annotation.crowd.agreement.krippendorff import krippendorff_alpha
 from annotation.crowd.bootstrap import bootstrap_agreement, resampled_items
 
 designs = st.lists(

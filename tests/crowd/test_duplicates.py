@@ -13,16 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
-from annotation.crowd.agreement import (
-    cohen_kappa,
-    cohen_kappa_matrix,
-    cohen_kappa_pairs,
-    fleiss_kappa,
-    fleiss_kappa_test,
-    krippendorff_alpha,
-    per_label_agreement,
-    randolph_kappa,
-)
+from annotation.crowd.agreement.cohen import cohen_kappa, cohen_kappa_matrix, cohen_kappa_pairs
+from annotation.crowd.agreement.fleiss import fleiss_kappa, fleiss_kappa_test, randolph_kappa
+from annotation.crowd.agreement.krippendorff import krippendorff_alpha
+from annotation.crowd.agreement.per_label import per_label_agreement
 from annotation.crowd.bootstrap import bootstrap_agreement
 from annotation.crowd.encoding import DUPLICATE_RULES, DuplicateLabelError, encode, on_scale
 from annotation.crowd.labels_io import DuplicateLineError, LabelFileError, read_label_columns

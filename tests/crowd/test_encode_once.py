@@ -11,13 +11,10 @@ import pytest
 
 from annotation.crowd import encoding
 from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
-from annotation.crowd.agreement import (
-    cohen_kappa_matrix,
-    cohen_kappa_pairs,
-    fleiss_kappa,
-    krippendorff_alpha,
-    per_label_agreement,
-)
+from annotation.crowd.agreement.cohen import cohen_kappa_matrix, cohen_kappa_pairs
+from annotation.crowd.agreement.fleiss import fleiss_kappa
+from annotation.crowd.agreement.krippendorff import krippendorff_alpha
+from annotation.crowd.agreement.per_label import per_label_agreement
 from annotation.crowd.bootstrap import bootstrap_agreement
 from annotation.crowd.encoding import Encoded, encode, on_scale
 from annotation.crowd.quality import (

@@ -14,18 +14,15 @@ from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from annotation.crowd.agreement import (
+from annotation.crowd.agreement.cohen import (
     STATISTIC_FIELDS,
     cohen_kappa,
     cohen_kappa_matrix,
     cohen_kappa_pairs,
-    fleiss_items,
-    fleiss_kappa,
-    fleiss_kappa_test,
     kappa_statistics,
-    kappa_weights,
-    randolph_kappa,
 )
+from annotation.crowd.agreement.fleiss import fleiss_items, fleiss_kappa, fleiss_kappa_test, randolph_kappa
+from annotation.crowd.agreement.weights import kappa_weights
 from annotation.crowd.bootstrap import bootstrap_agreement
 from annotation.crowd.encoding import encode, on_scale
 from annotation.crowd.labels_io import read_label_columns

@@ -14,13 +14,10 @@ from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from annotation.crowd.agreement import (
-    cohen_kappa_matrix,
-    cohen_kappa_pairs,
-    fleiss_kappa,
-    krippendorff_alpha,
-    per_label_agreement,
-)
+from annotation.crowd.agreement.cohen import cohen_kappa_matrix, cohen_kappa_pairs
+from annotation.crowd.agreement.fleiss import fleiss_kappa
+from annotation.crowd.agreement.krippendorff import krippendorff_alpha
+from annotation.crowd.agreement.per_label import per_label_agreement
 from annotation.crowd.encoding import encode, on_scale
 from tests.crowd.test_basics import FLEISS_1971
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from annotation.crowd.agreement import cohen_kappa_pairs
+from annotation.crowd.agreement.cohen import cohen_kappa_pairs
 from annotation.crowd.minimums import ITEMS_FOR_AGREEMENT_INTERVAL, ITEMS_FOR_KAPPA
 from annotation.crowd.prevalence import byrt_indices, explain_low_kappa, pabak, pooled_agreement
 from annotation.crowd.report import agreement_summary

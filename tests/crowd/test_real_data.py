@@ -12,7 +12,8 @@ import pytest
 from crowdkit.aggregation import MMSR, DawidSkene, MajorityVote
 
 from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
-from annotation.crowd.agreement import fleiss_kappa, krippendorff_alpha
+from annotation.crowd.agreement.fleiss import fleiss_kappa
+from annotation.crowd.agreement.krippendorff import krippendorff_alpha
 from annotation.crowd.cross_fit import cross_fitted_accuracy
 from annotation.crowd.encoding import encode
 from annotation.crowd.labels_io import read_gold, read_labels

@@ -10,12 +10,12 @@ import io
 import pytest
 import pytrec_eval
 
+from evaluation.collection.runs import stored_run
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.ground_truth.downloads import snapshot_qrels
 from evaluation.metrics.trec_io import read_run, write_run
 from evaluation.metrics.trust import leave_one_out, unjudged_share
 from evaluation.models import Evaluation, RunScore
-from evaluation.scoring.compute import stored_run
 from evaluation.scoring.jobs import request_evaluation
 from tests.annotation.factories import RUN_A, RUN_B, make_project
 from tests.scoring.conftest import judge_everything

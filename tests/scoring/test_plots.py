@@ -16,13 +16,13 @@ from django.urls import reverse
 from scipy import stats
 from sklearn.metrics import roc_auc_score
 
+from evaluation.collection.runs import stored_run
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.ground_truth.downloads import snapshot_qrels
 from evaluation.metrics import curves
 from evaluation.metrics.plotting import Estimate
 from evaluation.models import Evaluation, GroundTruthSnapshot, Run, RunScore
 from evaluation.scoring import plots
-from evaluation.scoring.compute import stored_run
 from evaluation.scoring.jobs import request_evaluation
 from tests.annotation.factories import make_project
 from tests.scoring.conftest import judge_everything

@@ -43,6 +43,7 @@ from django.utils import timezone
 from annotation.judging.assignment import RecordedJudgement, record_judgements
 from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
 from annotation.permissions import RESEARCHERS_GROUP
+from evaluation.collection.external_qrels import import_external_qrels
 from evaluation.collection.flow import import_collection
 from evaluation.demo import (
     DEMO_ANNOTATORS,
@@ -73,7 +74,6 @@ from evaluation.ground_truth.jobs import compute_ground_truth, request_ground_tr
 from evaluation.jobs import embedded
 from evaluation.metrics.trec_io import write_qrels
 from evaluation.models import Evaluation, GroundTruthSnapshot
-from evaluation.scoring.external import import_external_qrels
 from evaluation.scoring.jobs import request_evaluation, start_evaluation
 from evaluation.texts.jobs import request_text_evaluation, run_text_evaluation
 
