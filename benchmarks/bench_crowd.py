@@ -50,19 +50,22 @@ from crowdkit.aggregation import (
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
-from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
+from annotation.crowd.aggregation.cross_fit import cross_fitted_accuracy
+from annotation.crowd.aggregation.dawid_skene import dawid_skene
+from annotation.crowd.aggregation.glad import glad
+from annotation.crowd.aggregation.gold_weighted import gold_weighted_vote
+from annotation.crowd.aggregation.mace import mace
+from annotation.crowd.aggregation.majority_vote import majority_vote
+from annotation.crowd.aggregation.mmsr import mmsr
+from annotation.crowd.aggregation.one_coin import one_coin_dawid_skene
+from annotation.crowd.aggregation.wawa import wawa
+from annotation.crowd.aggregation.zero_based_skill import zero_based_skill
+from annotation.crowd.agreement.bootstrap import bootstrap_agreement
 from annotation.crowd.agreement.cohen import cohen_kappa_pairs, pair_entries
 from annotation.crowd.agreement.fleiss import fleiss_kappa
 from annotation.crowd.agreement.krippendorff import krippendorff_alpha
-from annotation.crowd.bootstrap import bootstrap_agreement
-from annotation.crowd.cross_fit import cross_fitted_accuracy
-from annotation.crowd.encoding import encode
-from annotation.crowd.glad import glad
-from annotation.crowd.labels_io import read_gold, read_label_columns
-from annotation.crowd.mace import mace
-from annotation.crowd.mmsr import mmsr
-from annotation.crowd.one_coin import one_coin_dawid_skene
-from annotation.crowd.skill_votes import wawa, zero_based_skill
+from annotation.crowd.io.encoding import encode
+from annotation.crowd.io.labels import read_gold, read_label_columns
 
 REAL_SETS = {
     "RTE (Snow 2008)": "crowd_snow2008/rte",

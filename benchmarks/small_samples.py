@@ -10,7 +10,7 @@ value, and how often Williams' test finds a real difference, on small samples.
    with the share of t intervals that leave [0, 1].
 2. Cohen's kappa of two annotators over n items (binary labels, prevalence 0.3, each annotator right
    85 % of the time; true kappa 0.447): coverage of the agreement report's percentile bootstrap
-   interval over items (``annotation.crowd.bootstrap``, 500 resamples here).
+   interval over items (``annotation.crowd.agreement.bootstrap``, 500 resamples here).
 3. Williams' test over n systems (``evaluation.metrics.meta_evaluation.williams_test``), trivariate
    normal scores: its rejection rate at alpha = 0.05 when the two metrics correlate equally with the
    raters (0.5 each, 0.5 with each other: the level), and when one correlates 0.9 and the other 0.5
@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotation.crowd.bootstrap import bootstrap_agreement
+from annotation.crowd.agreement.bootstrap import bootstrap_agreement
 from annotation.crowd.minimums import Minimum
 from evaluation.metrics.intervals import IntervalMethod, mean_intervals, resampled_means
 from evaluation.metrics.meta_evaluation import williams_test

@@ -15,7 +15,8 @@ from collections import Counter
 
 from cranfield.cli import CommandError, notice
 
-# annotation.crowd.methods' names, written out so that --help imports nothing (a test keeps them equal).
+# annotation.crowd.aggregation.methods' names, written out so that --help imports nothing (a test keeps
+# them equal).
 METHODS = (
     "majority",
     "dawid-skene",
@@ -74,14 +75,14 @@ def register(subparsers) -> None:
 
 
 def run_aggregate(args: argparse.Namespace) -> int:
-    from annotation.crowd.labels_io import (
+    from annotation.crowd.aggregation.methods import aggregate_by_name
+    from annotation.crowd.io.labels import (
         LabelFileError,
         app_item_names,
         is_app_judgements,
         read_gold,
         read_label_columns,
     )
-    from annotation.crowd.methods import aggregate_by_name
 
     if args.method in GOLD_METHODS and not args.gold:
         raise CommandError(f"--method {args.method} needs --gold GOLD.csv")

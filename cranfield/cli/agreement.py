@@ -103,10 +103,10 @@ def parse_weight_matrix(text: str) -> list[list[float]]:
 
 
 def run_agreement(args: argparse.Namespace) -> int:
-    from annotation.crowd.bootstrap import STATISTICS
-    from annotation.crowd.encoding import on_scale
-    from annotation.crowd.labels_io import DuplicateLineError, read_label_columns
-    from annotation.crowd.report import agreement_summary
+    from annotation.crowd.agreement.bootstrap import STATISTICS
+    from annotation.crowd.agreement.report import agreement_summary
+    from annotation.crowd.io.encoding import on_scale
+    from annotation.crowd.io.labels import DuplicateLineError, read_label_columns
 
     if args.ci_statistics is None:
         statistics = STATISTICS

@@ -25,29 +25,27 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.adjudication.rules import decisions_in_force
-from annotation.crowd.aggregation import (
-    AggregationResult,
-    dawid_skene,
-    gold_weighted_vote,
-    majority_vote,
-    tie_rule_named,
-)
+from annotation.crowd.aggregation.base import AggregationResult
+from annotation.crowd.aggregation.dawid_skene import dawid_skene
+from annotation.crowd.aggregation.gold_weighted import gold_weighted_vote
+from annotation.crowd.aggregation.majority_vote import majority_vote
+from annotation.crowd.aggregation.methods import aggregate_by_name
+from annotation.crowd.aggregation.ties import tie_rule_named
 from annotation.crowd.agreement.cohen import cohen_kappa_matrix
 from annotation.crowd.agreement.krippendorff import krippendorff_alpha
-from annotation.crowd.bradley_terry import BradleyTerryError, bradley_terry
-from annotation.crowd.encoding import Encoded, Labels, as_encoded, encode, label_order, on_scale
-from annotation.crowd.methods import aggregate_by_name
+from annotation.crowd.agreement.report import agreement_summary
+from annotation.crowd.io.encoding import Encoded, Labels, as_encoded, encode, label_order, on_scale
 from annotation.crowd.minimums import COMPARISONS_FOR_INTERVAL, ITEMS_FOR_KAPPA
-from annotation.crowd.normalisation import zscore_per_annotator
-from annotation.crowd.quality import (
+from annotation.crowd.pairwise.bradley_terry import BradleyTerryError, bradley_terry
+from annotation.crowd.quality.annotators import (
     agreement_with_aggregate,
     busiest,
     confusion_against_aggregate,
     dawid_skene_annotators,
     rating_agreement_with_aggregate,
-    summarise_likert,
 )
-from annotation.crowd.report import agreement_summary
+from annotation.crowd.ratings.normalisation import zscore_per_annotator
+from annotation.crowd.ratings.summaries import summarise_likert
 from annotation.models import AdjudicatedBy, Judgement, JudgementRevision, Membership, Project, Task
 from annotation.task_types import LIKERT_GOLD_TOLERANCE
 from evaluation.ground_truth.ties import rule_parameters, tie_states
@@ -163,7 +161,8 @@ def gold_inputs(project: Project) -> tuple[list, dict]:
 
 
 def agreement_figures(data: Labels, *, weights: str = "none", level: str = "nominal") -> dict:
-    """``annotation.crowd.report.agreement_summary`` with bootstrap intervals over items: Fleiss' kappa,
+    """``annotation.crowd.agreement.report.agreement_summary`` with bootstrap intervals over items:
+    Fleiss' kappa,
     mean pairwise Cohen's kappa, Krippendorff's alpha and per-label agreement, each with its base."""
     data = as_encoded(data)  # once, for the size check and the summary alike
     statistics: tuple[str, ...] = ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha")
@@ -630,7 +629,8 @@ def pairwise_report(
 
 
 def normalised_means(rows: list, dimensions: list[str]) -> dict:
-    """Per item and dimension the mean of the annotators' z-scores (``annotation.crowd.normalisation``)."""
+    """Per item and dimension the mean of the annotators' z-scores
+    (``annotation.crowd.ratings.normalisation``)."""
     means: dict = {}
     for dimension, triples in scores_by_dimension(rows, dimensions).items():
         z = zscore_per_annotator((annotator, task, score) for task, annotator, score in triples)

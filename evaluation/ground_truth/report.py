@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Aggregate, Count, FloatField
 
-from annotation.crowd.prevalence import explain_low_kappa
+from annotation.crowd.agreement.prevalence import explain_low_kappa
 from annotation.models import Judgement, JudgementRevision, Membership, Project, Task
 from evaluation.metrics.colours import heat_colours
 from evaluation.models import GroundTruthSnapshot
@@ -142,7 +142,7 @@ def annotator_table(project: Project, snapshot: GroundTruthSnapshot | None = Non
     annotators the snapshot left out (blocked) or who judged after it.
 
     ``flagged``: gold accuracy below ``project.quality_threshold``; for an annotator with no gold
-    answers, agreement with the aggregate below it (the rule of ``annotation.crowd.quality``).
+    answers, agreement with the aggregate below it (the rule of ``annotation.crowd.quality.annotators``).
     """
     if snapshot is None:
         snapshot = latest_snapshot(project)
@@ -249,7 +249,8 @@ def fleiss_note(per_item: int | None, excluded: int | None) -> str:
 def report_figures(
     agreement: dict, *, cohen: str = "Mean Cohen's kappa", alpha: str = "Krippendorff's alpha"
 ) -> list:
-    """The three figures of one ``annotation.crowd.report.agreement_summary``, each with its base and
+    """The three figures of one ``annotation.crowd.agreement.report.agreement_summary``, each with its
+    base and
     its bootstrap interval (when the snapshot has one)."""
 
     def annotators(figure: str):  # snapshots written before the rename say n_workers
@@ -316,7 +317,7 @@ def agreement_figures(project: Project, agreement: dict) -> list[dict]:
 
 def kappa_explanation(project: Project, agreement: dict) -> str | None:
     """Why kappa is low, in words, with the project's names for its labels
-    (``annotation.crowd.prevalence.explain_low_kappa``); None when it is not low, or the snapshot
+    (``annotation.crowd.agreement.prevalence.explain_low_kappa``); None when it is not low, or the snapshot
     predates the pooled figures."""
     return explain_low_kappa(agreement, project.type.label_names(project.config))
 

@@ -1,7 +1,7 @@
 """Colours of the pairwise-kappa heat map, and the WCAG contrast its text keeps (pure; no Django).
 
 The per-annotator tables of the snapshot's report (confusion against the aggregate, agreement of
-ratings with it, the busiest annotators) live in ``annotation.crowd.quality``.
+ratings with it, the busiest annotators) live in ``annotation.crowd.quality.annotators``.
 """
 
 from __future__ import annotations

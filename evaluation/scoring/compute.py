@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import F
 
-from annotation.crowd.encoding import encode
+from annotation.crowd.io.encoding import encode
 from annotation.models import Project, Task
 from evaluation.collection.runs import stored_run
 from evaluation.ground_truth.build import DEFAULT_TIE_RULE, aggregate, gold_inputs, ground_truth_judgements

@@ -145,7 +145,7 @@ def test_judgements_are_counted_once_per_task_and_annotator(judged_project):
 
 
 def test_a_dawid_skene_project_gets_dawid_skene_labels_and_all_agreement_figures(judged_project):
-    from annotation.crowd.aggregation import dawid_skene
+    from annotation.crowd.aggregation.dawid_skene import dawid_skene
     from annotation.crowd.agreement.cohen import cohen_kappa_pairs
     from annotation.crowd.agreement.krippendorff import krippendorff_alpha
 

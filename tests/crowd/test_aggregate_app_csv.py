@@ -11,7 +11,7 @@ import io
 import pytest
 from django.urls import reverse
 
-from annotation.crowd.labels_io import APP_JUDGEMENT_COLUMNS
+from annotation.crowd.io.labels import APP_JUDGEMENT_COLUMNS
 from annotation.judging.assignment import claim_next_task, correct_judgement, submit_judgement
 from annotation.models import Judgement, Task
 from annotation.projects.downloads import JUDGEMENT_COLUMNS

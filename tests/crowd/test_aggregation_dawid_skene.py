@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from crowdkit.aggregation import DawidSkene
 
-from annotation.crowd.aggregation import dawid_skene
-from annotation.crowd.cross_fit import cross_fitted_accuracy
+from annotation.crowd.aggregation.cross_fit import cross_fitted_accuracy
+from annotation.crowd.aggregation.dawid_skene import dawid_skene
 
 TOY = [
     ("t1", "w1", "no"), ("t2", "w1", "yes"), ("t3", "w1", "yes"), ("t4", "w1", "yes"), ("t5", "w1", "yes"),

@@ -15,12 +15,13 @@ import pandas as pd
 import pytest
 from crowdkit.aggregation import GLAD, MACE, MMSR, MajorityVote, OneCoinDawidSkene, Wawa, ZeroBasedSkill
 
-from annotation.crowd.glad import glad
-from annotation.crowd.mace import mace
-from annotation.crowd.methods import METHODS, aggregate_by_name
-from annotation.crowd.mmsr import mmsr
-from annotation.crowd.one_coin import one_coin_dawid_skene
-from annotation.crowd.skill_votes import wawa, zero_based_skill
+from annotation.crowd.aggregation.glad import glad
+from annotation.crowd.aggregation.mace import mace
+from annotation.crowd.aggregation.methods import METHODS, aggregate_by_name
+from annotation.crowd.aggregation.mmsr import mmsr
+from annotation.crowd.aggregation.one_coin import one_coin_dawid_skene
+from annotation.crowd.aggregation.wawa import wawa
+from annotation.crowd.aggregation.zero_based_skill import zero_based_skill
 
 from .crowdkit_cases import BOOLEAN, BOOLEAN_TRUTH, EXPECTED, SIMPLE, SIMPLE_TRUTH
 from .test_aggregation_dawid_skene import TOY, TOY_TRUTH
@@ -252,7 +253,7 @@ def test_cranfield_aggregate_offers_every_method(tmp_path, capsys, method):
 def test_mmsr_trimmed_means_equal_crowd_kits_trimming_column_by_column(trim):
     """Each column against crowd-kit's own ``_remove_largest_and_smallest_F_value`` and mean,
     including the ratios over a zero estimate (NaN, inf) that crowd-kit keeps in the column."""
-    from annotation.crowd.mmsr import _trimmed_means
+    from annotation.crowd.aggregation.mmsr import _trimmed_means
 
     rng = np.random.default_rng(trim + 10)
     n = 30

@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from annotation.crowd.aggregation import dawid_skene, majority_vote
+from annotation.crowd.aggregation.dawid_skene import dawid_skene
+from annotation.crowd.aggregation.majority_vote import majority_vote
 from annotation.crowd.agreement.cohen import cohen_kappa_pairs
 from annotation.crowd.agreement.krippendorff import krippendorff_alpha
-from annotation.crowd.labels_io import LabelFileError, read_gold, read_label_columns, read_labels
+from annotation.crowd.io.labels import LabelFileError, read_gold, read_label_columns, read_labels
 from cranfield.cli import main
 
 ratings = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=3, max_size=40)

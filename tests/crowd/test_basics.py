@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from annotation.crowd.aggregation import dawid_skene, majority_vote
+from annotation.crowd.aggregation.dawid_skene import dawid_skene
+from annotation.crowd.aggregation.majority_vote import majority_vote
 from annotation.crowd.agreement.fleiss import fleiss_kappa
-from annotation.crowd.encoding import encode
+from annotation.crowd.io.encoding import encode
 
 # Fleiss (1971): 30 patients, each diagnosed by 6 psychiatrists into 5 categories; the published
 # kappa is 0.430 (R irr::kappam.fleiss gives 0.4302445). Rows list the 6 diagnoses, as in

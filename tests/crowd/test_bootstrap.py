@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
+from annotation.crowd.agreement.bootstrap import bootstrap_agreement, resampled_items
 from annotation.crowd.agreement.cohen import cohen_kappa_pairs
 from annotation.crowd.agreement.fleiss import fleiss_kappa
 from annotation.crowd.agreement.krippendorff import krippendorff_alpha
-from annotation.crowd.bootstrap import bootstrap_agreement, resampled_items
 
 designs = st.lists(
     st.lists(st.one_of(st.none(), st.integers(0, 3)), min_size=4, max_size=4), min_size=2, max_size=15

@@ -10,7 +10,12 @@ import pytest
 import statsmodels.api as sm
 from crowdkit.aggregation import BradleyTerry
 
-from annotation.crowd.bradley_terry import BradleyTerryError, bradley_terry, fit_strengths, win_matrix
+from annotation.crowd.pairwise.bradley_terry import (
+    BradleyTerryError,
+    bradley_terry,
+    fit_strengths,
+    win_matrix,
+)
 
 
 def generated(seed: int, items: int = 6, comparisons: int = 400) -> list[tuple[str, str, str]]:

@@ -12,16 +12,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
+from annotation.crowd.aggregation.dawid_skene import dawid_skene
+from annotation.crowd.aggregation.gold_weighted import gold_weighted_vote
+from annotation.crowd.aggregation.majority_vote import majority_vote
+from annotation.crowd.agreement.bootstrap import bootstrap_agreement
 from annotation.crowd.agreement.cohen import cohen_kappa, cohen_kappa_matrix, cohen_kappa_pairs
 from annotation.crowd.agreement.fleiss import fleiss_kappa, fleiss_kappa_test, randolph_kappa
 from annotation.crowd.agreement.krippendorff import krippendorff_alpha
 from annotation.crowd.agreement.per_label import per_label_agreement
-from annotation.crowd.bootstrap import bootstrap_agreement
-from annotation.crowd.encoding import DUPLICATE_RULES, DuplicateLabelError, encode, on_scale
-from annotation.crowd.labels_io import DuplicateLineError, LabelFileError, read_label_columns
-from annotation.crowd.quality import agreement_with_aggregate, annotator_quality
-from annotation.crowd.report import agreement_summary
+from annotation.crowd.agreement.report import agreement_summary
+from annotation.crowd.io.encoding import DUPLICATE_RULES, DuplicateLabelError, encode, on_scale
+from annotation.crowd.io.labels import DuplicateLineError, LabelFileError, read_label_columns
+from annotation.crowd.quality.annotators import agreement_with_aggregate, annotator_quality
 from cranfield.cli import main
 
 # Annotator "a" labels item 1 twice (0, then 1); every other (item, annotator) once.

@@ -9,22 +9,24 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from annotation.crowd import encoding
-from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
+from annotation.crowd.aggregation.dawid_skene import dawid_skene
+from annotation.crowd.aggregation.gold_weighted import gold_weighted_vote
+from annotation.crowd.aggregation.majority_vote import majority_vote
+from annotation.crowd.agreement.bootstrap import bootstrap_agreement
 from annotation.crowd.agreement.cohen import cohen_kappa_matrix, cohen_kappa_pairs
 from annotation.crowd.agreement.fleiss import fleiss_kappa
 from annotation.crowd.agreement.krippendorff import krippendorff_alpha
 from annotation.crowd.agreement.per_label import per_label_agreement
-from annotation.crowd.bootstrap import bootstrap_agreement
-from annotation.crowd.encoding import Encoded, encode, on_scale
-from annotation.crowd.quality import (
+from annotation.crowd.agreement.report import agreement_summary
+from annotation.crowd.io import encoding
+from annotation.crowd.io.encoding import Encoded, encode, on_scale
+from annotation.crowd.quality.annotators import (
     agreement_with_aggregate,
     annotator_quality,
     busiest,
     confusion_against_aggregate,
     dawid_skene_annotators,
 )
-from annotation.crowd.report import agreement_summary
 
 SCALE = [0, 1, 2, 3]
 

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation.crowd.aggregation import gold_weighted_vote, majority_vote
+from annotation.crowd.aggregation.gold_weighted import gold_weighted_vote
+from annotation.crowd.aggregation.majority_vote import majority_vote
 
 
 def exact_reference(triples, gold, tie_rule):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
+from annotation.crowd.agreement.bootstrap import bootstrap_agreement
 from annotation.crowd.agreement.cohen import (
     STATISTIC_FIELDS,
     cohen_kappa,
@@ -22,11 +23,10 @@ from annotation.crowd.agreement.cohen import (
     kappa_statistics,
 )
 from annotation.crowd.agreement.fleiss import fleiss_items, fleiss_kappa, fleiss_kappa_test, randolph_kappa
+from annotation.crowd.agreement.report import agreement_summary
 from annotation.crowd.agreement.weights import kappa_weights
-from annotation.crowd.bootstrap import bootstrap_agreement
-from annotation.crowd.encoding import encode, on_scale
-from annotation.crowd.labels_io import read_label_columns
-from annotation.crowd.report import agreement_summary
+from annotation.crowd.io.encoding import encode, on_scale
+from annotation.crowd.io.labels import read_label_columns
 from cranfield.cli import main
 
 # statsmodels' test data (test_inter_rater.py), copied so that the test does not import a test module.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.crowd.labels_io import LabelFileError, read_label_columns, read_labels
+from annotation.crowd.io.labels import LabelFileError, read_label_columns, read_labels
 
 CASES = {
     "plain": "item,annotator,label\n1,a,0\n1,b,1\n2,a,1\n",

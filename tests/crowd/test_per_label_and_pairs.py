@@ -18,7 +18,7 @@ from annotation.crowd.agreement.cohen import cohen_kappa_matrix, cohen_kappa_pai
 from annotation.crowd.agreement.fleiss import fleiss_kappa
 from annotation.crowd.agreement.krippendorff import krippendorff_alpha
 from annotation.crowd.agreement.per_label import per_label_agreement
-from annotation.crowd.encoding import encode, on_scale
+from annotation.crowd.io.encoding import encode, on_scale
 from tests.crowd.test_basics import FLEISS_1971
 
 # A design: every annotator labels an item or not (None); labels 0..3.

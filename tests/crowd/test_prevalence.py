@@ -14,9 +14,9 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from annotation.crowd.agreement.cohen import cohen_kappa_pairs
+from annotation.crowd.agreement.prevalence import byrt_indices, explain_low_kappa, pabak, pooled_agreement
+from annotation.crowd.agreement.report import agreement_summary
 from annotation.crowd.minimums import ITEMS_FOR_AGREEMENT_INTERVAL, ITEMS_FOR_KAPPA
-from annotation.crowd.prevalence import byrt_indices, explain_low_kappa, pabak, pooled_agreement
-from annotation.crowd.report import agreement_summary
 
 
 def test_pabak_and_byrts_indices_by_hand():

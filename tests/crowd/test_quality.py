@@ -15,13 +15,14 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.crowd.aggregation import dawid_skene, majority_vote
-from annotation.crowd.quality import (
+from annotation.crowd.aggregation.dawid_skene import dawid_skene
+from annotation.crowd.aggregation.majority_vote import majority_vote
+from annotation.crowd.quality.annotators import (
     agreement_with_aggregate,
     annotator_quality,
     dawid_skene_annotators,
-    summarise_likert,
 )
+from annotation.crowd.ratings.summaries import summarise_likert
 
 # Five items; "good" agrees with the truth, "bad" answers the opposite, "odd" agrees half the time.
 TRUTH = {1: 1, 2: 0, 3: 1, 4: 0, 5: 1}
@@ -80,7 +81,7 @@ def test_agreement_with_the_aggregate_is_scikit_learns_kappa_per_annotator(tripl
 
 
 def test_dawid_skene_confusion_matrices_are_json_ready_and_match_the_reliability(data_set):
-    from annotation.crowd.labels_io import read_labels
+    from annotation.crowd.io.labels import read_labels
 
     labels = list(read_labels(data_set("crowd_snow2008") / "rte_labels.csv"))
     result = dawid_skene(labels)

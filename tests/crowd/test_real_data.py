@@ -11,13 +11,15 @@ import pandas as pd
 import pytest
 from crowdkit.aggregation import MMSR, DawidSkene, MajorityVote
 
-from annotation.crowd.aggregation import dawid_skene, gold_weighted_vote, majority_vote
+from annotation.crowd.aggregation.cross_fit import cross_fitted_accuracy
+from annotation.crowd.aggregation.dawid_skene import dawid_skene
+from annotation.crowd.aggregation.gold_weighted import gold_weighted_vote
+from annotation.crowd.aggregation.majority_vote import majority_vote
+from annotation.crowd.aggregation.methods import GOLD_METHODS, METHODS, aggregate_by_name
 from annotation.crowd.agreement.fleiss import fleiss_kappa
 from annotation.crowd.agreement.krippendorff import krippendorff_alpha
-from annotation.crowd.cross_fit import cross_fitted_accuracy
-from annotation.crowd.encoding import encode
-from annotation.crowd.labels_io import read_gold, read_labels
-from annotation.crowd.methods import GOLD_METHODS, METHODS, aggregate_by_name
+from annotation.crowd.io.encoding import encode
+from annotation.crowd.io.labels import read_gold, read_labels
 
 SETS = {
     "rte": ("crowd_snow2008/rte_labels.csv", "crowd_snow2008/rte_gold.csv"),

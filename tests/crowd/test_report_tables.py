@@ -9,8 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import confusion_matrix
 
-from annotation.crowd.encoding import encode
-from annotation.crowd.quality import busiest, confusion_against_aggregate, rating_agreement_with_aggregate
+from annotation.crowd.io.encoding import encode
+from annotation.crowd.quality.annotators import (
+    busiest,
+    confusion_against_aggregate,
+    rating_agreement_with_aggregate,
+)
 
 # (item, annotator, label) with each annotator labelling an item at most once.
 triples = st.dictionaries(

@@ -15,7 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from annotation.crowd.adjudication import DISPUTED, NOT_UNANIMOUS, OFF, TIE, referrals, tied
-from annotation.crowd.aggregation import gold_weighted_vote, majority_vote, tie_rule_named
+from annotation.crowd.aggregation.gold_weighted import gold_weighted_vote
+from annotation.crowd.aggregation.majority_vote import majority_vote
+from annotation.crowd.aggregation.ties import tie_rule_named
 from cranfield.cli import main
 
 # (item, annotator) -> label; items 0–9, annotators a–e, labels 0–2 (so 1–1–1 ties happen too).

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from annotation.crowd.normalisation import NormalisationError, zscore_per_annotator
+from annotation.crowd.ratings.normalisation import NormalisationError, zscore_per_annotator
 
 
 def test_worked_example_by_hand():

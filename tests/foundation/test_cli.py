@@ -109,7 +109,7 @@ def test_aggregate_needs_no_agreement_statistics(tmp_path):
 def test_choices_named_in_the_command_line_are_the_libraries_own():
     import sacrebleu
 
-    from annotation.crowd.bootstrap import STATISTICS
+    from annotation.crowd.agreement.bootstrap import STATISTICS
     from cranfield.cli import bleu, compare
     from evaluation.metrics import significance
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.crowd import encoding
+from annotation.crowd.io import encoding
 from annotation.models import Project
 from evaluation.ground_truth.build import build_snapshot
 from tests.groundtruth.builders import gold_items, items, judge, label_project, likert_project

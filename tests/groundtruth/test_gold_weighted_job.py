@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.crowd.aggregation import gold_weighted_vote, majority_vote
+from annotation.crowd.aggregation.gold_weighted import gold_weighted_vote
+from annotation.crowd.aggregation.majority_vote import majority_vote
 from annotation.models import Project
 from evaluation.ground_truth.jobs import compute_ground_truth
 from evaluation.models import GroundTruthJob

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from annotation.crowd.aggregation import majority_vote
+from annotation.crowd.aggregation.majority_vote import majority_vote
 from annotation.crowd.minimums import ITEMS_FOR_KAPPA
 from annotation.models import Project
 from evaluation.ground_truth.build import build_snapshot

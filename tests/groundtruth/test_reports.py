@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-from annotation.crowd.aggregation import dawid_skene
+from annotation.crowd.aggregation.dawid_skene import dawid_skene
 from annotation.models import Membership
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.ground_truth.report import agreement_report, annotator_table, judgement_volume

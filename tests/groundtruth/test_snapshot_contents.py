@@ -10,10 +10,10 @@ import pytest
 from django.urls import reverse
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.crowd.aggregation import dawid_skene
-from annotation.crowd.normalisation import zscore_per_annotator
-from annotation.crowd.quality import dawid_skene_annotators
-from annotation.crowd.report import agreement_summary
+from annotation.crowd.aggregation.dawid_skene import dawid_skene
+from annotation.crowd.agreement.report import agreement_summary
+from annotation.crowd.quality.annotators import dawid_skene_annotators
+from annotation.crowd.ratings.normalisation import zscore_per_annotator
 from annotation.models import Project
 from evaluation.ground_truth.build import build_snapshot
 from tests.groundtruth.builders import items, judge, label_project, likert_project

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotation.crowd.encoding import Encoded, Triple
+from annotation.crowd.io.encoding import Encoded, Triple
 
 WEIGHTS = ("none", "linear", "quadratic")
 

@@ -18,7 +18,7 @@ from annotation.crowd.agreement.weights import (
     expected_disagreement,
     weights_description,
 )
-from annotation.crowd.encoding import Encoded, Labels, as_encoded, factorize
+from annotation.crowd.io.encoding import Encoded, Labels, as_encoded, factorize
 
 
 @dataclass(frozen=True, eq=False)

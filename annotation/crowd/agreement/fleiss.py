@@ -11,7 +11,7 @@ from scipy import stats
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss_kappa
 
 from annotation.crowd.agreement.base import AgreementResult, _annotators_of
-from annotation.crowd.encoding import Encoded, Labels, as_encoded
+from annotation.crowd.io.encoding import Encoded, Labels, as_encoded
 
 
 def fleiss_items(data: Encoded) -> tuple[np.ndarray, int]:

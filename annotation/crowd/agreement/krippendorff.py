@@ -11,7 +11,7 @@ import krippendorff
 import numpy as np
 
 from annotation.crowd.agreement.base import LEVELS, AgreementResult
-from annotation.crowd.encoding import Labels, as_encoded
+from annotation.crowd.io.encoding import Labels, as_encoded
 
 
 def alpha_value_domain(classes: Sequence, level: str) -> list:

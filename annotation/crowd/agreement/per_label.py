@@ -11,7 +11,7 @@ import numpy as np
 
 from annotation.crowd.agreement.base import _annotators_of
 from annotation.crowd.agreement.fleiss import fleiss_items
-from annotation.crowd.encoding import Labels, as_encoded
+from annotation.crowd.io.encoding import Labels, as_encoded
 
 
 @dataclass(frozen=True)

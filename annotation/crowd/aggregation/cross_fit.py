@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotation.crowd.aggregation import AggregationResult
-from annotation.crowd.encoding import Labels, as_encoded, label_order
+from annotation.crowd.aggregation.base import AggregationResult
+from annotation.crowd.io.encoding import Labels, as_encoded, label_order
 
 
 @dataclass(frozen=True)

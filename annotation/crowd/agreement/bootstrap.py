@@ -31,7 +31,7 @@ from scipy import sparse
 from annotation.crowd.agreement.cohen import pair_entries
 from annotation.crowd.agreement.krippendorff import alpha_value_domain
 from annotation.crowd.agreement.weights import Weights, disagreement_weights, expected_disagreement
-from annotation.crowd.encoding import Encoded, Labels, as_encoded
+from annotation.crowd.io.encoding import Encoded, Labels, as_encoded
 
 STATISTICS = ("fleiss_kappa", "cohen_kappa_mean", "krippendorff_alpha")
 _CHUNK = 32  # replicates whose item weights are held at once (32 × items floats)

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from annotation.crowd.encoding import (
+from annotation.crowd.io.encoding import (
     DuplicateLabelError,
     Encoded,
     _from_codes,

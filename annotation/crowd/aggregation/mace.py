@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import digamma, logsumexp
 
-from annotation.crowd.aggregation import AggregationResult, _encoded, canonical, probability_result
-from annotation.crowd.encoding import Encoded, Labels
+from annotation.crowd.aggregation.base import AggregationResult, _encoded, canonical, probability_result
+from annotation.crowd.io.encoding import Encoded, Labels
 
 
 def mace(

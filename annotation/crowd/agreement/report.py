@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotation.crowd.agreement.bootstrap import STATISTICS, bootstrap_agreement
 from annotation.crowd.agreement.cohen import cohen_kappa_pairs
 from annotation.crowd.agreement.fleiss import fleiss_items, fleiss_kappa, fleiss_kappa_test, randolph_kappa
 from annotation.crowd.agreement.krippendorff import krippendorff_alpha
 from annotation.crowd.agreement.per_label import per_label_agreement
+from annotation.crowd.agreement.prevalence import explain_low_kappa, pooled_agreement
 from annotation.crowd.agreement.weights import Weights, weights_description
-from annotation.crowd.bootstrap import STATISTICS, bootstrap_agreement
-from annotation.crowd.encoding import Labels, as_encoded
+from annotation.crowd.io.encoding import Labels, as_encoded
 from annotation.crowd.minimums import ITEMS_FOR_AGREEMENT_INTERVAL, ITEMS_FOR_KAPPA, Minimum
-from annotation.crowd.prevalence import explain_low_kappa, pooled_agreement
 
 
 def agreement_summary(

@@ -12,8 +12,8 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import linalg as sparse_linalg
 
-from annotation.crowd.aggregation import AggregationResult, _encoded, weighted_scores
-from annotation.crowd.encoding import Encoded, Labels
+from annotation.crowd.aggregation.base import AggregationResult, _encoded, weighted_scores
+from annotation.crowd.io.encoding import Encoded, Labels
 
 
 def mmsr(

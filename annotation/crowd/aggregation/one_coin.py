@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from annotation.crowd.aggregation import _CLIP, AggregationResult, _encoded, canonical, probability_result
-from annotation.crowd.encoding import Labels
+from annotation.crowd.aggregation.base import (
+    _CLIP,
+    AggregationResult,
+    _encoded,
+    canonical,
+    probability_result,
+)
+from annotation.crowd.io.encoding import Labels
 
 
 def one_coin_dawid_skene(

@@ -7,8 +7,11 @@ import importlib
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
-from annotation.crowd.aggregation import AggregationResult, dawid_skene, gold_weighted_vote, majority_vote
-from annotation.crowd.encoding import Labels
+from annotation.crowd.aggregation.base import AggregationResult
+from annotation.crowd.aggregation.dawid_skene import dawid_skene
+from annotation.crowd.aggregation.gold_weighted import gold_weighted_vote
+from annotation.crowd.aggregation.majority_vote import majority_vote
+from annotation.crowd.io.encoding import Labels
 
 
 def _later(module: str, name: str) -> Callable[..., Any]:
@@ -25,8 +28,8 @@ one_coin_dawid_skene = _later("one_coin", "one_coin_dawid_skene")
 glad = _later("glad", "glad")
 mace = _later("mace", "mace")
 mmsr = _later("mmsr", "mmsr")
-wawa = _later("skill_votes", "wawa")
-zero_based_skill = _later("skill_votes", "zero_based_skill")
+wawa = _later("wawa", "wawa")
+zero_based_skill = _later("zero_based_skill", "zero_based_skill")
 
 # name -> (function of (labels, gold, tie_rule), needs gold)
 _METHODS: dict[str, tuple[Callable[[Labels, Mapping, str], AggregationResult], bool]] = {

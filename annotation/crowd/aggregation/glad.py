@@ -12,8 +12,8 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from annotation.crowd.aggregation import AggregationResult, _encoded, probability_result
-from annotation.crowd.encoding import Encoded, Labels
+from annotation.crowd.aggregation.base import AggregationResult, _encoded, probability_result
+from annotation.crowd.io.encoding import Encoded, Labels
 
 _HALF_LOG_TWO_PI = 0.5 * np.log(2 * np.pi)
 
