@@ -171,7 +171,7 @@ def metric_share(project, snapshot) -> tuple[float, float, float]:
 
     from evaluation.collection.runs import stored_run
     from evaluation.ground_truth.downloads import snapshot_qrels
-    from evaluation.metrics.trec_measures import evaluate, parse_measures
+    from evaluation.metrics.trec.measures import evaluate, parse_measures
 
     qrels = snapshot_qrels(snapshot)
     started = time.perf_counter()

@@ -39,8 +39,8 @@ from pathlib import Path
 
 from rouge_score import rouge_scorer
 
-from evaluation.metrics.rouge import RougeScorer
-from evaluation.metrics.rouge_aggregate import aggregate
+from evaluation.metrics.rouge.aggregate import aggregate
+from evaluation.metrics.rouge.scores import RougeScorer
 
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))  # the data-set lookup and the ROUGE-1.5.5 oracle live with the tests

@@ -51,8 +51,8 @@ from rouge_score import rouge_scorer  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from evaluation.metrics.meta_evaluation import LEVELS, METHODS, level_correlation, paired  # noqa: E402
-from evaluation.metrics.rouge import RougeScorer  # noqa: E402
-from evaluation.metrics.text_scores import METRICS, Output, score_outputs  # noqa: E402
+from evaluation.metrics.rouge.scores import RougeScorer  # noqa: E402
+from evaluation.metrics.text.scores import METRICS, Output, score_outputs  # noqa: E402
 
 DIMENSIONS = ("relevance", "consistency", "fluency", "coherence")
 SCIPY = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}

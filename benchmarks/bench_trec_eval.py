@@ -16,7 +16,7 @@ import random
 import time
 import warnings
 
-from evaluation.metrics.trec_measures import evaluate_many
+from evaluation.metrics.trec.measures import evaluate_many
 
 OFFICIAL_PYTREC = {"num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
                    "iprec_at_recall", "P"}  # fmt: skip

@@ -326,7 +326,7 @@ class Reference(models.Model):
 
 def list_of_text_metrics() -> list[str]:
     """Every metric a text evaluation can compute (the default; a model default must be a callable)."""
-    from evaluation.metrics.text_scores import METRICS
+    from evaluation.metrics.text.scores import METRICS
 
     return list(METRICS)
 

@@ -1,0 +1,1 @@
+"""Quality control: the qualification test, and attention checks with their results per annotator."""

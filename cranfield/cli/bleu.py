@@ -45,8 +45,10 @@ def run_bleu(args: argparse.Namespace) -> int:
     """Sentence BLEU per item; corpus BLEU, chrF and TER over all items, each with its signature."""
     import sacrebleu
 
-    from evaluation.metrics.bleu import corpus_bleu, corpus_chrf, corpus_ter, sentence_bleu
     from evaluation.metrics.pairs_io import PairsFormatError, read_pairs
+    from evaluation.metrics.text.bleu import corpus_bleu, sentence_bleu
+    from evaluation.metrics.text.chrf import corpus_chrf
+    from evaluation.metrics.text.ter_sacrebleu import corpus_ter
 
     if args.tokenize not in sacrebleu.BLEU.TOKENIZERS:
         known = ", ".join(sacrebleu.BLEU.TOKENIZERS)

@@ -51,15 +51,15 @@ def register(subparsers) -> None:
 
 def run_compare(args: argparse.Namespace) -> int:
     from evaluation.metrics.leaderboard import against_best, significance_reason
-    from evaluation.metrics.measure_names import trec_eval_specs
-    from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
-    from evaluation.metrics.trec_measures import (
+    from evaluation.metrics.trec.files import TrecFormatError, read_qrels, read_run
+    from evaluation.metrics.trec.measures import (
         PER_TOPIC_ONLY,
         MeasureError,
         aggregate,
         evaluate_many,
         parse_measures,
     )
+    from evaluation.metrics.trec.names import trec_eval_specs
 
     try:
         measures = parse_measures(trec_eval_specs(args.measures or ["map", "P.10", "ndcg"]))

@@ -46,9 +46,9 @@ def register(subparsers) -> None:
 
 def run_plot(args: argparse.Namespace) -> int:
     from evaluation.metrics import plotting
-    from evaluation.metrics.measure_names import trec_eval_name
-    from evaluation.metrics.trec_io import TrecFormatError, read_qrels
-    from evaluation.metrics.trec_measures import MeasureError
+    from evaluation.metrics.trec.files import TrecFormatError, read_qrels
+    from evaluation.metrics.trec.measures import MeasureError
+    from evaluation.metrics.trec.names import trec_eval_name
 
     output = Path(args.output)
     if output.suffix.lower() not in FORMATS:
@@ -69,7 +69,7 @@ def run_plot(args: argparse.Namespace) -> int:
 
 def read_runs(paths: list[str]) -> dict:
     """``{name: run}``, each named by its tag (or its path when it has none, or the tag is taken)."""
-    from evaluation.metrics.trec_io import read_run
+    from evaluation.metrics.trec.files import read_run
 
     runs = {}
     for path in paths:
@@ -83,7 +83,7 @@ def read_runs(paths: list[str]) -> dict:
 
 def per_topic_values(qrels, runs: dict, measure: str, relevance_level: int) -> dict[str, dict[str, float]]:
     """``{run: {topic: value}}`` of one trec_eval measure, over every qrels topic."""
-    from evaluation.metrics.trec_measures import MeasureError, evaluate, parse_measures
+    from evaluation.metrics.trec.measures import MeasureError, evaluate, parse_measures
 
     parsed = parse_measures([measure])
     names = [name for m in parsed for name in m.names()]
@@ -103,7 +103,7 @@ def per_topic_values(qrels, runs: dict, measure: str, relevance_level: int) -> d
 
 def precision_recall(qrels, runs: dict, args: argparse.Namespace):
     from evaluation.metrics import plot_data, plotting
-    from evaluation.metrics.trec_measures import aggregate, evaluate
+    from evaluation.metrics.trec.measures import aggregate, evaluate
 
     curves = {}
     for name, run in runs.items():

@@ -7,7 +7,9 @@ import json
 import sys
 
 from cranfield.cli import CommandError
-from evaluation.metrics.rouge import DEFAULT_TYPES, MULTI_REFERENCE_MODES  # light: nltk only when stemming
+
+# Light: nltk is imported only when stemming.
+from evaluation.metrics.rouge.scores import DEFAULT_TYPES, MULTI_REFERENCE_MODES
 
 
 def register(subparsers) -> None:
@@ -74,8 +76,8 @@ def register(subparsers) -> None:
 
 def run_rouge(args: argparse.Namespace) -> int:
     from evaluation.metrics.pairs_io import PairsFormatError, iter_pairs
-    from evaluation.metrics.rouge import RougeScorer
-    from evaluation.metrics.rouge_aggregate import aggregate
+    from evaluation.metrics.rouge.aggregate import aggregate
+    from evaluation.metrics.rouge.scores import RougeScorer
 
     if args.bootstrap == 1 or args.bootstrap < 0:
         raise CommandError("--bootstrap needs at least 2 resamples (0 turns it off)")

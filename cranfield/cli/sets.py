@@ -45,8 +45,8 @@ def register(subparsers) -> None:
 
 
 def run_sets(args: argparse.Namespace) -> int:
-    from evaluation.metrics.retrieved_sets import known_documents, set_measures, topic_confusions
-    from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run
+    from evaluation.metrics.trec.files import TrecFormatError, read_qrels, read_run
+    from evaluation.metrics.trec.retrieved_sets import known_documents, set_measures, topic_confusions
 
     if args.beta < 0:
         raise CommandError(f"--beta must be >= 0, got {args.beta}")

@@ -6,8 +6,6 @@ import argparse
 import gc
 import json
 import sys
-from collections.abc import Collection
-from typing import TextIO
 
 from cranfield.cli import CommandError
 
@@ -57,12 +55,13 @@ def positive_integer(text: str) -> int:
 
 
 def run_trec_eval(args: argparse.Namespace) -> int:
-    from evaluation.metrics.measure_names import trec_eval_specs
-    from evaluation.metrics.trec_io import TrecFormatError, read_qrels, read_run_columns
-    from evaluation.metrics.trec_measures import MeasureError, aggregate, evaluate, parse_measures
+    from evaluation.metrics.trec.files import TrecFormatError, read_qrels, read_run_columns
+    from evaluation.metrics.trec.layout import format_line, write_layout
+    from evaluation.metrics.trec.measures import MeasureError, aggregate, evaluate, parse_measures
+    from evaluation.metrics.trec.names import trec_eval_specs
 
     try:
-        # Printed and ir_measures names as trec_eval's own -m arguments (print_layout reads them too).
+        # Printed and ir_measures names as trec_eval's own -m arguments (write_layout reads them too).
         args.measures = trec_eval_specs(args.measures) if args.measures else None
         measures = parse_measures(args.measures)
         qrels = read_qrels(args.qrels)
@@ -97,35 +96,5 @@ def run_trec_eval(args: argparse.Namespace) -> int:
         json.dump(document, sys.stdout, indent=2)
         print()
     else:
-        print_layout(sys.stdout, args, per_topic, summary, tag)
+        write_layout(sys.stdout, per_topic, summary, tag, per_query=args.per_query, measures=args.measures)
     return 0
-
-
-def print_layout(out: TextIO, args: argparse.Namespace, per_topic: dict, summary: dict, tag: str) -> None:
-    """trec_eval's output: each topic's lines (with -q), then runid and the ``all`` lines."""
-    from evaluation.metrics.trec_measures import COUNTS, SUMMARY_ONLY
-
-    if hasattr(out, "reconfigure"):  # ids read as bytes (trec_io.decode) print back as the same bytes
-        out.reconfigure(errors="surrogateescape")
-    if args.per_query:
-        for qid, values in per_topic.items():
-            for name, value in values.items():
-                if name not in SUMMARY_ONLY:
-                    out.write(format_line(name, qid, value, COUNTS))
-    # Like trec_eval, runid and num_q belong to the official and all_trec sets, or are asked for by name.
-    specs = set(args.measures or ["official"])
-    if specs & {"official", "all_trec", "all", "set", "runid"}:
-        out.write(f"{'runid':<22}\tall\t{tag}\n")
-    for name, value in summary.items():
-        if name != "num_q" or specs & {"official", "all_trec", "all", "set", "num_q"}:
-            out.write(format_line(name, "all", value, COUNTS))
-
-
-def format_line(name: str, qid: str, value: float | str, counts: Collection[str]) -> str:
-    """One line of trec_eval's output: ``%-22s\\t%s\\t%6.4f`` (``counts`` and num_q as integers, a string
-    measure such as relstring quoted, as m_relstring.c prints it)."""
-    if isinstance(value, str):
-        return f"{name:<22}\t{qid}\t'{value}'\n"
-    if name in counts or name == "num_q":
-        return f"{name:<22}\t{qid}\t{int(value)}\n"
-    return f"{name:<22}\t{qid}\t{value:6.4f}\n"

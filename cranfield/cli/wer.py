@@ -1,7 +1,7 @@
 """``cranfield wer``: word error rate and its parts, via jiwer, over prediction/reference JSONL.
 
 With several references an item is scored against its closest reference (the lowest WER, the first
-on a tie: ``evaluation.metrics.wer.closest_reference``, the rule of the app's text evaluation too);
+on a tie: ``evaluation.metrics.text.wer.closest_reference``, the rule of the app's text evaluation too);
 the corpus figures sum each item's errors against its own closest reference."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def register(subparsers) -> None:
 
 def run_wer(args: argparse.Namespace) -> int:
     from evaluation.metrics.pairs_io import PairsFormatError, read_pairs
-    from evaluation.metrics.wer import closest_reference, word_errors
+    from evaluation.metrics.text.wer import closest_reference, word_errors
 
     try:
         pairs = read_pairs(args.pairs)

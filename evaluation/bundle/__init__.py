@@ -1,0 +1,1 @@
+"""A whole test collection in one file: written (``archive``), its API and URLs."""

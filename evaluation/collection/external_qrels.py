@@ -12,7 +12,7 @@ from annotation.items.importing import ImportProblem
 from annotation.items.inputs import InputError, identifier
 from annotation.models import Project
 from evaluation.metrics.natural_order import natural_sorted
-from evaluation.metrics.trec_io import TrecFormatError, read_qrels
+from evaluation.metrics.trec.files import TrecFormatError, read_qrels
 from evaluation.models import ExternalQrels
 
 NAME_LENGTH = 200

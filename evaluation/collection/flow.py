@@ -22,8 +22,8 @@ from evaluation.collection.references import import_references
 from evaluation.collection.runs import parse_runs, pool_runs, store_runs
 from evaluation.collection.serializers import ImportSerializer
 from evaluation.metrics.natural_order import natural_sorted
-from evaluation.metrics.trec_io import TrecFormatError
-from evaluation.metrics.trec_topics import read_topics
+from evaluation.metrics.trec.files import TrecFormatError
+from evaluation.metrics.trec.topics import read_topics
 from evaluation.models import ExternalQrels
 from evaluation.signals import announce_collection_imported
 

@@ -13,9 +13,9 @@ from django.db import connection
 from annotation.items.importing import Catalogue, ImportProblem
 from annotation.items.inputs import InputError, identifier
 from annotation.models import Project
-from evaluation.collection.pooling import depth_k_pool, depth_order, rbp_order
-from evaluation.metrics.trec_io import Run as RankedLists
-from evaluation.metrics.trec_io import TrecFormatError, read_run, trec_order, write_run
+from evaluation.metrics.trec.files import Run as RankedLists
+from evaluation.metrics.trec.files import TrecFormatError, read_run, trec_order, write_run
+from evaluation.metrics.trec.pooling import depth_k_pool, depth_order, rbp_order
 from evaluation.models import Run, RunEntry
 
 # Run.tag's column width.

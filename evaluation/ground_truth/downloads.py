@@ -9,7 +9,7 @@ import json
 from django.http import HttpResponse
 
 from annotation.items.inputs import spreadsheet_safe
-from evaluation.metrics.trec_io import Qrels, write_qrels
+from evaluation.metrics.trec.files import Qrels, write_qrels
 from evaluation.models import GroundTruthSnapshot
 
 SUMMARY_FIELDS = ("mean", "median", "std", "iqr", "n")

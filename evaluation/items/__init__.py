@@ -1,0 +1,1 @@
+"""The researcher's item browser and item pages, and adjudication by hand: pages and API."""

@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 from statsmodels.graphics.gofplots import ProbPlot, plotting_pos
 
-from evaluation.metrics.trec_measures import RECALL_POINTS, interpolated_precision
+from evaluation.metrics.trec.measures import RECALL_POINTS, interpolated_precision
 
 
 @dataclass(frozen=True)

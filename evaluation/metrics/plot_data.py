@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from evaluation.metrics.trec_io import Qrels, Run
+from evaluation.metrics.trec.files import Qrels, Run
 
 IPREC_PREFIX = "iprec_at_recall_"
 

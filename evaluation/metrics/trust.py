@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from annotation.crowd.minimums import ITEMS_FOR_KAPPA, Minimum
 from evaluation.metrics.natural_order import natural_sorted
-from evaluation.metrics.trec_io import Qrels, Run, trec_order
-from evaluation.metrics.trec_measures import aggregate, evaluate_many
+from evaluation.metrics.trec.files import Qrels, Run, trec_order
+from evaluation.metrics.trec.measures import aggregate, evaluate_many
 
 # --- unjudged documents --------------------------------------------------------------------------
 

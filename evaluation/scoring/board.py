@@ -18,9 +18,10 @@ from annotation.crowd.minimums import TOPICS_FOR_TEST
 from annotation.items.inputs import spreadsheet_safe
 from evaluation.metrics.intervals import OVER_TOPICS
 from evaluation.metrics.leaderboard import NO_CORRECTION, all_pairs, board, significance_reason
-from evaluation.metrics.measure_names import measure_name_or_as_given, split_measures
 from evaluation.metrics.natural_order import natural_sorted
-from evaluation.metrics.trec_measures import PER_TOPIC_ONLY, parse_measures
+from evaluation.metrics.trec.layout import write_layout
+from evaluation.metrics.trec.measures import PER_TOPIC_ONLY, parse_measures
+from evaluation.metrics.trec.names import measure_name_or_as_given, split_measures
 from evaluation.models import Evaluation, RunScore
 from evaluation.scoring.compute import MEASURES
 
@@ -213,10 +214,6 @@ def leaderboard_json(data: dict) -> str:
 def trec_eval_text(evaluation: Evaluation, per_query: bool = False) -> str:
     """Every run's measures in trec_eval's output layout (``cranfield trec-eval -c -m all_trec``),
     one block per run; ``per_query`` adds each topic's lines first, as ``-q``."""
-    from argparse import Namespace
-
-    from cranfield.cli.trec_eval import print_layout
-
     order = {name: index for index, name in enumerate(measure_order())}
     out = io.StringIO()
     for score in evaluation.scores.select_related("run").order_by("run__tag"):
@@ -225,9 +222,7 @@ def trec_eval_text(evaluation: Evaluation, per_query: bool = False) -> str:
         topics = sorted({t for values in score.per_topic.values() for t in values})
         per_topic = {t: {n: score.per_topic[n][t] for n in names if t in score.per_topic[n]} for t in topics}
         summary = {n: score.overall[n] for n in sorted(score.overall, key=lambda n: order.get(n, len(order)))}
-        print_layout(
-            out, Namespace(per_query=per_query, measures=[MEASURES]), per_topic, summary, score.run.tag
-        )
+        write_layout(out, per_topic, summary, score.run.tag, per_query=per_query, measures=[MEASURES])
     return out.getvalue()
 
 

@@ -19,10 +19,10 @@ from annotation.models import Project, Task
 from evaluation.collection.runs import stored_run
 from evaluation.ground_truth.build import DEFAULT_TIE_RULE, aggregate, gold_inputs, ground_truth_judgements
 from evaluation.ground_truth.downloads import snapshot_qrels
-from evaluation.metrics.trec_io import Qrels
-from evaluation.metrics.trec_io import Run as RankedLists
-from evaluation.metrics.trec_measures import DEFAULT_CUTOFFS, evaluate, parse_measures
-from evaluation.metrics.trec_measures import aggregate as mean_over_topics
+from evaluation.metrics.trec.files import Qrels
+from evaluation.metrics.trec.files import Run as RankedLists
+from evaluation.metrics.trec.measures import DEFAULT_CUTOFFS, evaluate, parse_measures
+from evaluation.metrics.trec.measures import aggregate as mean_over_topics
 from evaluation.metrics.trust import qrels_without, unique_contributions, unjudged_share
 from evaluation.models import Evaluation, Run, RunEntry, RunScore
 

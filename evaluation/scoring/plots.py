@@ -13,7 +13,7 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from annotation.models import Project
 from evaluation.metrics import curves, plot_data, plotting
-from evaluation.metrics.measure_names import measure_name_or_as_given
+from evaluation.metrics.trec.names import measure_name_or_as_given
 from evaluation.models import Evaluation, RunEntry, RunScore
 
 EVALUATION_KINDS = ("pr", "per-topic", "qq", "roc", "det")

@@ -32,7 +32,7 @@ from evaluation.collection.api import ProjectList
 from evaluation.collection.references import import_references
 from evaluation.collection.serializers import ReferenceInSerializer
 from evaluation.metrics.meta_evaluation import LEVELS, METHODS
-from evaluation.metrics.text_scores import METRICS, check_metrics
+from evaluation.metrics.text.scores import METRICS, check_metrics
 from evaluation.models import OutputScore, Reference, TextEvaluation
 from evaluation.texts.jobs import (
     ReferencesProblem,

@@ -24,7 +24,7 @@ from django.utils import timezone
 from annotation.models import Project, Task
 from evaluation.collection.references import import_references
 from evaluation.jobs.dispatch import resend_lost, send_to_worker
-from evaluation.metrics.text_scores import (
+from evaluation.metrics.text.scores import (
     METRICS,
     Output,
     TextScores,

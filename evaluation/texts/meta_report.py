@@ -32,7 +32,7 @@ from evaluation.metrics.meta_evaluation import (
     system_means,
     williams_tests,
 )
-from evaluation.metrics.text_scores import LOWER_IS_BETTER
+from evaluation.metrics.text.scores import LOWER_IS_BETTER
 from evaluation.models import GroundTruthSnapshot, TextEvaluation
 
 

@@ -19,7 +19,7 @@ from evaluation.metrics.colours import heat_colours
 from evaluation.metrics.meta_evaluation import LEVELS, METHODS
 from evaluation.metrics.plotting import render as render_figure
 from evaluation.metrics.plotting import scatter_figure
-from evaluation.metrics.text_scores import METRICS
+from evaluation.metrics.text.scores import METRICS
 from evaluation.models import TextEvaluation
 from evaluation.texts.jobs import output_tasks, request_text_evaluation
 from evaluation.texts.meta_report import ReportProblem, correlation_matrix, scatter

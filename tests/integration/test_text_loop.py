@@ -19,7 +19,7 @@ from rest_framework.authtoken.models import Token
 
 from annotation.crowd.minimums import POINTS_FOR_CORRELATION
 from evaluation.metrics.meta_evaluation import level_correlation, paired, williams_tests
-from evaluation.metrics.text_scores import Output, score_outputs
+from evaluation.metrics.text.scores import Output, score_outputs
 from evaluation.models import GroundTruthSnapshot
 from tests.integration.test_whole_loop import post_form, web_login
 

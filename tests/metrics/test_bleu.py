@@ -7,7 +7,9 @@ import json
 import pytest
 import sacrebleu
 
-from evaluation.metrics.bleu import corpus_bleu, corpus_chrf, corpus_ter, sentence_bleu
+from evaluation.metrics.text.bleu import corpus_bleu, sentence_bleu
+from evaluation.metrics.text.chrf import corpus_chrf
+from evaluation.metrics.text.ter_sacrebleu import corpus_ter
 
 
 def test_papineni_modified_unigram_precision_is_2_of_7():

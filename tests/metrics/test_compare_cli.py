@@ -11,8 +11,8 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from cranfield.cli import main
-from evaluation.metrics.trec_io import read_qrels, read_run, write_run
-from evaluation.metrics.trec_measures import aggregate, evaluate
+from evaluation.metrics.trec.files import read_qrels, read_run, write_run
+from evaluation.metrics.trec.measures import aggregate, evaluate
 
 
 @pytest.fixture

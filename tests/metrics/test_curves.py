@@ -88,7 +88,7 @@ def test_qq_two_samples_equals_probplot_qqplot_data(n_sample, n_reference):
 
 def test_precision_recall_curve_equals_trec_eval_for_topic_301(data_set):
     from evaluation.metrics.curves import precision_recall_curve
-    from evaluation.metrics.trec_io import read_qrels, read_run, trec_order
+    from evaluation.metrics.trec.files import read_qrels, read_run, trec_order
 
     directory = data_set("trec_eval_tests")
     qrels = read_qrels(directory / "qrels.test")["301"]

@@ -3,9 +3,9 @@ pool in depth order, on Cranfield's 225 topics with its official qrels as the as
 
 from __future__ import annotations
 
-from evaluation.collection.pooling import depth_order, move_to_front, rbp_order, relevant_found
 from evaluation.demo.build_demo import bm25_run, parse_smart
-from evaluation.metrics.trec_io import trec_order
+from evaluation.metrics.trec.files import trec_order
+from evaluation.metrics.trec.pooling import depth_order, move_to_front, rbp_order, relevant_found
 from tests.metrics.test_trec_measures_vs_pytrec_eval import cranfield_qrels
 
 BUDGETS = (5, 10, 20, 40, 80)

@@ -9,9 +9,9 @@ import pytest
 from ir_measures.providers.pytrec_eval_provider import PytrecEvalProvider
 
 from cranfield.cli import main
-from evaluation.metrics.measure_names import split_measures, trec_eval_name, trec_eval_specs
-from evaluation.metrics.trec_io import read_qrels, read_run
-from evaluation.metrics.trec_measures import MeasureError, aggregate, evaluate, parse_measures
+from evaluation.metrics.trec.files import read_qrels, read_run
+from evaluation.metrics.trec.measures import MeasureError, aggregate, evaluate, parse_measures
+from evaluation.metrics.trec.names import split_measures, trec_eval_name, trec_eval_specs
 from tests.conftest import PROJECT_DIR
 
 TREC_EVAL_TESTS = PROJECT_DIR / "tests" / "data" / "trec_eval_tests"

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from cranfield.cli import main
-from evaluation.metrics.trec_measures import MeasureError, evaluate, gain_table, parse_measures
+from evaluation.metrics.trec.measures import MeasureError, evaluate, gain_table, parse_measures
 
 documents = st.sampled_from([f"d{i}" for i in range(20)])
 topics = st.sampled_from(["1", "2", "3"])

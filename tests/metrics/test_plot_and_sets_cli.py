@@ -16,9 +16,9 @@ from sklearn.metrics import accuracy_score, fbeta_score, precision_score, recall
 from cranfield.cli import main
 from cranfield.cli import plot as plot_command
 from evaluation.metrics import curves, plot_data
-from evaluation.metrics.retrieved_sets import known_documents, set_measures, topic_confusions
-from evaluation.metrics.trec_io import trec_order, write_qrels, write_run
-from evaluation.metrics.trec_measures import evaluate
+from evaluation.metrics.trec.files import trec_order, write_qrels, write_run
+from evaluation.metrics.trec.measures import evaluate
+from evaluation.metrics.trec.retrieved_sets import known_documents, set_measures, topic_confusions
 
 
 def generated_case(seed: int = 7, topics: int = 8, documents: int = 40):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cranfield.cli import main
-from evaluation.metrics.trec_io import read_qrels, read_run
+from evaluation.metrics.trec.files import read_qrels, read_run
 
 QRELS = b"1 0 d1 1\n1 0 caf\xe9 1\n1 0 d3 0\n2 0 d1 1\n"
 RUN = b"1 Q0 caf\xe9 1 3.0 sys\n1 Q0 d1 2 2.0 sys\n1 Q0 d3 3 1.0 sys\n2 Q0 d2 1 1.0 sys\n"

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from evaluation.metrics.trec_io import (
+from evaluation.metrics.trec.files import (
     TrecFormatError,
     read_qrels,
     read_run,

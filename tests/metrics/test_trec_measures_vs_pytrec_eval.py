@@ -17,8 +17,8 @@ import pytrec_eval
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from evaluation.metrics.trec_io import read_qrels
-from evaluation.metrics.trec_measures import aggregate, evaluate
+from evaluation.metrics.trec.files import read_qrels
+from evaluation.metrics.trec.measures import aggregate, evaluate
 
 PYTREC_MEASURES = {
     "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall",
@@ -93,7 +93,7 @@ def test_cranfield_graded_levels_and_judged_only(data_set):
 
 def test_trec_eval_test_collection(data_set):
     directory = data_set("trec_eval_tests")
-    from evaluation.metrics.trec_io import read_run
+    from evaluation.metrics.trec.files import read_run
 
     run, _ = read_run(directory / "results.test")
     compare(read_qrels(directory / "qrels.test"), run)
@@ -124,7 +124,7 @@ def test_random_qrels_and_runs_with_ties_unjudged_and_grades(qrels, run, judged_
 
 
 def test_aggregate_gm_map_matches_the_published_figure(data_set):
-    from evaluation.metrics.trec_io import read_run
+    from evaluation.metrics.trec.files import read_run
 
     directory = data_set("trec_eval_tests")
     run, _ = read_run(directory / "results.test")

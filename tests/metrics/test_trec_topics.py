@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from ir_datasets.formats.trec import TrecQueries, TrecXmlQueries
 from ir_datasets.util.fileio import StringFile
 
-from evaluation.metrics.trec_io import TrecFormatError
-from evaluation.metrics.trec_topics import read_topics
+from evaluation.metrics.trec.files import TrecFormatError
+from evaluation.metrics.trec.topics import read_topics
 
 CLASSIC = """<top>
 <head> Tipster Topic Description

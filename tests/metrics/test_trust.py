@@ -10,7 +10,7 @@ import pytest
 import pytrec_eval
 from scipy import stats
 
-from evaluation.metrics.trec_io import trec_order
+from evaluation.metrics.trec.files import trec_order
 from evaluation.metrics.trust import (
     flipped_pairs,
     kendall_tau,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.metrics.wer import closest_reference, word_errors
+from evaluation.metrics.text.wer import closest_reference, word_errors
 
 words = st.lists(st.sampled_from(["the", "cat", "sat", "on", "mat", "a", "dog"]), min_size=1, max_size=12)
 WORDS_FOR_REFERENCES = ["the", "cat", "sat", "on", "mat", "a", "dog"]
@@ -139,7 +139,7 @@ def test_the_closest_reference_is_jiwers_lowest_wer_the_first_on_a_tie(reference
 
 def test_the_app_and_the_cli_score_several_references_by_one_rule(tmp_path, capsys):
     from cranfield.cli import main
-    from evaluation.metrics.text_scores import Output, score_outputs
+    from evaluation.metrics.text.scores import Output, score_outputs
 
     items = [
         ("u1", "the cat sat on a mat", ["a dog ran", "the cat sat on the mat", "the cat sat on a mat"]),

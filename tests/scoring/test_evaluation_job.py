@@ -13,7 +13,7 @@ import pytrec_eval
 from evaluation.collection.runs import stored_run
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.ground_truth.downloads import snapshot_qrels
-from evaluation.metrics.trec_io import read_run, write_run
+from evaluation.metrics.trec.files import read_run, write_run
 from evaluation.metrics.trust import leave_one_out, unjudged_share
 from evaluation.models import Evaluation, RunScore
 from evaluation.scoring.jobs import request_evaluation

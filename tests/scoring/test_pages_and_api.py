@@ -13,7 +13,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from evaluation.jobs import embedded
-from evaluation.metrics.trec_io import read_run
+from evaluation.metrics.trec.files import read_run
 from evaluation.models import Evaluation, ExternalQrels
 from tests.annotation.factories import RUN_A
 

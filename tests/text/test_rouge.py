@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 from rouge_score.rouge_scorer import _backtrack_norec, _lcs_table
 
-from evaluation.metrics.rouge import RougeScorer, lcs_length, score, tokenize
-from evaluation.metrics.rouge_lcs import lcs_reference_positions, token_masks
+from evaluation.metrics.rouge.lcs import lcs_reference_positions, token_masks
+from evaluation.metrics.rouge.scores import RougeScorer, lcs_length, score, tokenize
 
 TYPES = ["rouge1", "rouge2", "rouge3", "rougeL", "rougeLsum"]
 VOCABULARY = [
@@ -157,7 +157,7 @@ def test_empty_predictions_and_references_score_zero_as_in_rouge_score():
 
 STEM_PROBE = """
 import json, sys
-from evaluation.metrics.rouge_text import stem_token
+from evaluation.metrics.rouge.text import stem_token
 words = json.loads(sys.stdin.read())
 stems = [stem_token(word) for word in words]
 alone = sorted(name for name in sys.modules if name.startswith("nltk"))

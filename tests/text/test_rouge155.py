@@ -13,8 +13,8 @@ import random
 
 import pytest
 
-from evaluation.metrics.rouge import RougeScorer
-from evaluation.metrics.rouge_text import truncate
+from evaluation.metrics.rouge.scores import RougeScorer
+from evaluation.metrics.rouge.text import truncate
 from tests.text.rouge155 import rouge155
 
 WORDS = [

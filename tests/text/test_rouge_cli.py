@@ -13,10 +13,10 @@ import pytest
 from rouge_score import rouge_scorer
 
 from cranfield.cli import main
-from evaluation.metrics import rouge_text
-from evaluation.metrics.rouge import RougeScorer
-from evaluation.metrics.rouge_aggregate import aggregate, confidence_bounds
-from evaluation.metrics.rouge_text import rouge155_stop_words, truncate
+from evaluation.metrics.rouge import text as rouge_text
+from evaluation.metrics.rouge.aggregate import aggregate, confidence_bounds
+from evaluation.metrics.rouge.scores import RougeScorer
+from evaluation.metrics.rouge.text import rouge155_stop_words, truncate
 
 PAIRS = [
     {"id": 1, "prediction": "the cat sat on the mat", "references": ["the cat is on the mat", "a cat sat"]},

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluation.metrics.rouge import RougeScorer, Score
-from evaluation.metrics.rouge_aggregate import aggregate
-from evaluation.metrics.rouge_ngrams import ngram_counts, skip_bigram_counts
-from evaluation.metrics.rouge_text import tokenize
+from evaluation.metrics.rouge.aggregate import aggregate
+from evaluation.metrics.rouge.ngrams import ngram_counts, skip_bigram_counts
+from evaluation.metrics.rouge.scores import RougeScorer, Score
+from evaluation.metrics.rouge.text import tokenize
 
 # The lecture's example: one system summary, three human summaries of water spinach.
 SYSTEM = "Water spinach is a leaf vegetable commonly eaten in tropical areas of Asia"

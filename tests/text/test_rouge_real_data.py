@@ -13,8 +13,8 @@ import statistics
 import pytest
 from rouge_score import rouge_scorer
 
-from evaluation.metrics.rouge import RougeScorer
-from evaluation.metrics.rouge_aggregate import aggregate
+from evaluation.metrics.rouge.aggregate import aggregate
+from evaluation.metrics.rouge.scores import RougeScorer
 
 # ROUGE-1.5.5 on the SL2003 sample (200 peer summaries, 4 references each) with the options of
 # its runROUGE-test.pl, "-c 95 -2 -1 -U -r 1000 -n 4 -w 1.2", run on 2026-11-23 from the

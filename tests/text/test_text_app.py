@@ -20,7 +20,7 @@ from evaluation.collection.flow import import_collection
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.ground_truth.downloads import rating_summary
 from evaluation.jobs import embedded
-from evaluation.metrics.text_scores import METRICS, Output, score_outputs
+from evaluation.metrics.text.scores import METRICS, Output, score_outputs
 from evaluation.models import Reference, TextEvaluation
 from tests.annotation.factories import LIKERT_CONFIG
 from tests.scoring.test_pages_and_api import api

@@ -12,8 +12,8 @@ import pytest
 import sacrebleu
 from rouge_score import rouge_scorer
 
-from evaluation.metrics.rouge import RougeScorer
-from evaluation.metrics.text_scores import METRICS, ROUGE_TYPES, Output, score_outputs, signatures
+from evaluation.metrics.rouge.scores import RougeScorer
+from evaluation.metrics.text.scores import METRICS, ROUGE_TYPES, Output, score_outputs, signatures
 
 WORDS = ["the", "a", "wing", "flow", "boundary", "layer", "shock", "wave", "heat", "transfer"]
 WORDS += ["pressure", "laminar", "turbulent", "models"]

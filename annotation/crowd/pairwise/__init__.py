@@ -1,0 +1,1 @@
+"""Pairwise comparisons: Bradley–Terry strengths with bootstrap intervals."""

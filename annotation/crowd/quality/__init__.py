@@ -1,0 +1,1 @@
+"""Annotator quality: each annotator against the aggregate."""

@@ -1,0 +1,1 @@
+"""Ratings: per-item summaries inside the scale, and per-annotator normalisation."""

@@ -72,7 +72,7 @@ from evaluation.demo.text_campaign import (
 )
 from evaluation.ground_truth.jobs import compute_ground_truth, request_ground_truth_job
 from evaluation.jobs import embedded
-from evaluation.metrics.trec_io import write_qrels
+from evaluation.metrics.trec.files import write_qrels
 from evaluation.models import Evaluation, GroundTruthSnapshot
 from evaluation.scoring.jobs import request_evaluation, start_evaluation
 from evaluation.texts.jobs import request_text_evaluation, run_text_evaluation

@@ -27,8 +27,8 @@ from typing import Any
 
 import sacrebleu
 
-from evaluation.metrics.rouge import RougeScorer
-from evaluation.metrics.wer import closest_reference
+from evaluation.metrics.rouge.scores import RougeScorer
+from evaluation.metrics.text.wer import closest_reference
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum", "rougeW", "rougeSU4")
 METRICS = (*ROUGE_TYPES, "bleu", "chrf", "ter", "wer")

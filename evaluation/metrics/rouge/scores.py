@@ -52,15 +52,15 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import NamedTuple
 
-from evaluation.metrics.rouge_lcs import (
+from evaluation.metrics.rouge.lcs import (
     lcs_length,
     token_masks,
     union_lcs_hits,
     weighted_union_lcs_hits,
     wlcs,
 )
-from evaluation.metrics.rouge_ngrams import clipped_overlap, ngram_counts, skip_bigram_counts
-from evaluation.metrics.rouge_text import (
+from evaluation.metrics.rouge.ngrams import clipped_overlap, ngram_counts, skip_bigram_counts
+from evaluation.metrics.rouge.text import (
     ALPHANUMERIC_RUN,
     Tokenizer,
     make_tokenizer,

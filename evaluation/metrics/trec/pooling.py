@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 
-from evaluation.metrics.trec_io import Run, trec_order
+from evaluation.metrics.trec.files import Run, trec_order
 
 
 def depth_k_pool(runs: Iterable[Run], depth: int) -> dict[str, dict[str, int]]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from evaluation.metrics.trec_measures import FAMILIES, NICKNAMES, MeasureError, parse_measures
+from evaluation.metrics.trec.measures import FAMILIES, NICKNAMES, MeasureError, parse_measures
 
 # ir_measures' names (with its own aliases: MAP, NDCG, Precision, …) → the measure they stand for.
 IR_MEASURES_NAMES = {

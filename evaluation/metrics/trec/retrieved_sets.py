@@ -9,7 +9,7 @@ files know of it. A document the qrels do not judge for a topic counts as non-re
 from __future__ import annotations
 
 from evaluation.metrics import sets
-from evaluation.metrics.trec_io import Qrels, Run, trec_order
+from evaluation.metrics.trec.files import Qrels, Run, trec_order
 
 MEASURES = ("precision", "recall", "F", "accuracy", "specificity", "fallout")
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.metrics.trec_io import Qrels, Run, RunColumns, TopicScores
+from evaluation.metrics.trec.files import Qrels, Run, RunColumns, TopicScores
 
 NOT_IN_POOL = -1
 UNJUDGED_IN_POOL = -2

@@ -31,7 +31,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from evaluation.metrics.trec_io import TrecFormatError
+from evaluation.metrics.trec.files import TrecFormatError
 
 # A tag: <name …> or </name>; the attributes are read only for <topic number="…">.
 _TAG = re.compile(r"<(/?)([A-Za-z][\w-]*)([^<>]*)>")

@@ -1,0 +1,1 @@
+"""Text metrics, one module each: BLEU, chrF, TER, WER; ``scores`` scores every output with all of them."""
