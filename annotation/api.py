@@ -17,8 +17,8 @@ from annotation.permissions import IsResearcher
 from annotation.progress.live import project_progress_figures
 from annotation.projects.downloads import judgements_response
 from annotation.projects.removal import record_active_setting, set_archived
+from annotation.rest.renderers import CsvRenderer, NdjsonRenderer, with_downloads
 from annotation.serializers import ProjectSerializer
-from cranfield.renderers import CsvRenderer, NdjsonRenderer, with_downloads
 
 # Settings that change what a judgement means: fixed once anything is judged (as on the settings page).
 FIXED_ONCE_JUDGED = ("task_type", "config")

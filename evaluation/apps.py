@@ -10,7 +10,10 @@ class EvaluationConfig(AppConfig):
         # debounced ground-truth job is requested (annotation imports nothing from here).
         from annotation.signals import judgements_changed
         from evaluation import signals
+        from evaluation.bundle.archive import import_bundle_job
+        from evaluation.collection.import_jobs import register_importer
         from evaluation.ground_truth.jobs import on_judgements_changed
+        from evaluation.models import ImportJob
         from evaluation.scoring import receivers
 
         judgements_changed.connect(on_judgements_changed, dispatch_uid="ground-truth-on-judgements")
@@ -18,3 +21,5 @@ class EvaluationConfig(AppConfig):
         signals.collection_imported.connect(receivers.on_collection_imported, dispatch_uid="score-imported")
         signals.runs_changed.connect(receivers.on_runs_changed, dispatch_uid="score-changed-runs")
         signals.snapshot_written.connect(receivers.on_snapshot_written, dispatch_uid="score-new-snapshot")
+        # Bundles are imported as import jobs of their own kind.
+        register_importer(ImportJob.Kind.BUNDLE, import_bundle_job)

@@ -15,9 +15,9 @@ from typing import Any, TypedDict
 from django.db import transaction
 from django.db.models import Max
 
+from annotation.crowd.quality.attention import degrade_text
 from annotation.judging.counts import forget_task_facts
 from annotation.models import Document, Project, Task, Topic
-from annotation.quality.attention import degrade_text
 from annotation.task_types import AnswerError
 
 

@@ -40,8 +40,8 @@ from annotation.judging.assignment import (
     work_refusal,
 )
 from annotation.judging.counts import item_counts
-from annotation.judging.highlight import query_terms
-from annotation.judging.reading import text_part
+from annotation.judging.display.highlight import query_terms
+from annotation.judging.display.reading import text_part
 from annotation.models import Assignment, Judgement, Membership, Project, Task
 from annotation.permissions import AuthenticatedHttpRequest, is_researcher
 from annotation.quality.qualification import (
@@ -76,7 +76,8 @@ def task_view(
 ) -> dict:
     """What a page needs to show a task: its texts with query terms marked, and the answer widget.
 
-    A long text is shown one part at a time (``annotation.judging.reading``): ``?part=N`` picks the part of
+    A long text is shown one part at a time (``annotation.judging.display.reading``): ``?part=N`` picks
+    the part of
     the first text, ``?part_b=N`` of the second, and each text links to its neighbouring parts on
     the page that asked (``query``, its query string). Without ``query`` the first part is shown.
     """

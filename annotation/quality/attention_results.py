@@ -1,12 +1,12 @@
 """Attention-check results per annotator for rating projects: a thin loader around
-``annotation.quality.attention``."""
+``annotation.crowd.quality.attention``."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from annotation.crowd.quality.attention import CheckResult, score_checks
 from annotation.models import Judgement, JudgementRevision, Project, Task
-from annotation.quality.attention import CheckResult, score_checks
 
 
 def attention_results(project: Project) -> dict[int, CheckResult]:

@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 
 from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
-from cranfield.renderers import ZipRenderer, with_downloads
+from annotation.rest.renderers import ZipRenderer, with_downloads
 from evaluation.bundle.archive import write_bundle
 from evaluation.collection.import_jobs import BodyRefused, create_job
 from evaluation.collection.serializers import ImportSerializer

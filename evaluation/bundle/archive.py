@@ -40,6 +40,7 @@ from annotation.models import (
 )
 from annotation.serializers import ProjectSerializer
 from evaluation.collection.flow import ImportFailed
+from evaluation.collection.import_jobs import body_of
 from evaluation.collection.runs import copy_entries
 from evaluation.models import (
     ExternalQrels,
@@ -747,3 +748,8 @@ def restore_snapshot(
         ),
         batch_size=5000,
     )
+
+
+def import_bundle_job(job: ImportJob, progress: Callable[[str, float], None]) -> dict:
+    """A bundle import job (``collection.import_jobs``): the job's body is the bundle."""
+    return import_bundle(job, body_of(job), progress)

@@ -39,10 +39,10 @@ from annotation.models import (
     Topic,
 )
 from annotation.permissions import IsResearcher, owned_project
+from annotation.rest.parsers import DepthLimitedJSONParser
 from annotation.serializers import IdentifierField, StrictSerializer
 from annotation.signals import announce_judgements_changed
 from annotation.task_types import AnswerError
-from cranfield.parsers import DepthLimitedJSONParser
 from evaluation.collection.flow import ImportFailed, flatten_errors
 
 

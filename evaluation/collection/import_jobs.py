@@ -3,7 +3,8 @@ imports it with the same all-or-nothing flow as the direct import, showing its s
 
 A collection body over the direct import's limit (``DATA_UPLOAD_MAX_MEMORY_SIZE``) — a 100,000-document
 collection, a 1,000-topic × 1,000-deep run — goes here; so does every test-collection bundle
-(``evaluation.bundle.archive``). Both kinds answer at once with the job; its state is polled.
+(``evaluation.bundle.archive``, which registers its importer here). Both kinds answer at once with the
+job; its state is polled.
 """
 
 from __future__ import annotations
@@ -162,16 +163,14 @@ def import_collection_job(job: ImportJob, progress: Callable[[str, float], None]
     return asdict(import_from_body(job.project, body))
 
 
-def import_bundle_job(job: ImportJob, progress: Callable[[str, float], None]) -> dict:
-    from evaluation.bundle.archive import import_bundle  # the bundle module builds on this one's job
+Importer = Callable[[ImportJob, Callable[[str, float], None]], dict]
+# How each kind of import job is run. Bundles register theirs (``evaluation.apps``): a bundle is built
+# on top of the collection, which knows nothing of it.
+IMPORTERS: dict[str, Importer] = {ImportJob.Kind.COLLECTION: import_collection_job}
 
-    return import_bundle(job, body_of(job), progress)
 
-
-IMPORTERS: dict[str, Callable[[ImportJob, Callable[[str, float], None]], dict]] = {
-    ImportJob.Kind.COLLECTION: import_collection_job,
-    ImportJob.Kind.BUNDLE: import_bundle_job,
-}
+def register_importer(kind: str, importer: Importer) -> None:
+    IMPORTERS[kind] = importer
 
 
 def gzip_body(data: bytes) -> bytes:

@@ -23,8 +23,8 @@ from rest_framework.views import APIView
 
 from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
-from cranfield.parsers import DepthLimitedJSONParser
-from cranfield.renderers import PlainTextRenderer, with_downloads
+from annotation.rest.parsers import DepthLimitedJSONParser
+from annotation.rest.renderers import PlainTextRenderer, with_downloads
 from evaluation.collection.api import ProjectList
 from evaluation.collection.flow import ImportFailed, import_from_body
 from evaluation.collection.runs import run_file

@@ -40,9 +40,9 @@ from annotation.items.browser import (
 )
 from annotation.models import Adjudication, Project, Task
 from annotation.permissions import IsResearcher, owned_project
+from annotation.rest.parsers import DepthLimitedJSONParser
 from annotation.serializers import StrictSerializer
 from annotation.task_types import LABEL_RANGE
-from cranfield.parsers import DepthLimitedJSONParser
 from evaluation.collection.api import ProjectList
 from evaluation.items.browser import ground_truth_of, newest_snapshot
 

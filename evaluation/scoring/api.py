@@ -21,9 +21,9 @@ from rest_framework.views import APIView
 from annotation.items.importing import ImportProblem
 from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
+from annotation.rest.parsers import DepthLimitedJSONParser
+from annotation.rest.renderers import CsvRenderer, PlainTextRenderer, with_downloads
 from annotation.serializers import StrictSerializer
-from cranfield.parsers import DepthLimitedJSONParser
-from cranfield.renderers import CsvRenderer, PlainTextRenderer, with_downloads
 from evaluation.collection.api import ProjectList
 from evaluation.collection.external_qrels import import_external_qrels
 from evaluation.models import Evaluation, ExternalQrels, RunScore

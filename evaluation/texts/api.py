@@ -26,8 +26,8 @@ from rest_framework.views import APIView
 
 from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
+from annotation.rest.parsers import DepthLimitedJSONParser
 from annotation.serializers import StrictSerializer
-from cranfield.parsers import DepthLimitedJSONParser
 from evaluation.collection.api import ProjectList
 from evaluation.collection.references import import_references
 from evaluation.collection.serializers import ReferenceInSerializer

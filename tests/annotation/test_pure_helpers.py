@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotation.judging.highlight import highlight_segments, query_terms
-from annotation.quality.attention import degrade_text, degraded_passes, repeat_passes, score_checks
+from annotation.crowd.quality.attention import degrade_text, degraded_passes, repeat_passes, score_checks
+from annotation.judging.display.highlight import highlight_segments, query_terms
 from annotation.task_types import AnswerError, task_type
 
 GRADED = {"levels": [{"value": v, "label": name} for v, name in enumerate(["no", "partly", "yes", "very"])]}

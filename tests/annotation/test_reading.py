@@ -1,4 +1,5 @@
-"""Imported texts on the page (annotation.judging.reading): hard-wrapped lines reflow into paragraphs, the
+"""Imported texts on the page (annotation.judging.display.reading): hard-wrapped lines reflow into
+paragraphs, the
 breaks a writer meant are kept, and a long text is sent one part at a time, escaped as ever."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.judging.assignment import claim_next_task
-from annotation.judging.reading import PART_CHARS, part_bounds, reflow, text_part
+from annotation.judging.display.reading import PART_CHARS, part_bounds, reflow, text_part
 from tests.annotation.factories import make_project
 
 WRAPPED = """Experiments on the noise of cold subsonic jets show that the sound

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from annotation.judging.highlight import highlight_segments
+from annotation.judging.display.highlight import highlight_segments
 
 # 20,000 characters (about 3,000 words, a dozen screens) lay out in milliseconds; a whole text of
 # any imported length did not.
