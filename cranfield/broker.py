@@ -10,8 +10,7 @@ Nothing needs restoring at that moment: every delivered message is still in Redi
 and the transport puts it back on its queue after the visibility timeout (``restore_visible``), once
 Redis answers again. So this QoS skips the restore when the broker cannot be reached, logs it, and
 lets the consumer reconnect as it does for any other connection loss. (If Redis itself lost its data,
-the beat jobs re-send the jobs that were lost: ``resend_lost_ground_truth_jobs``,
-``resend_lost_evaluation_jobs``.)
+beat's recovery sends again the jobs that were lost: ``evaluation.jobs.tasks.recover_lost_jobs``.)
 
 Used through ``CELERY_BROKER_TRANSPORT = "cranfield.broker:Transport"`` whenever the broker is Redis.
 """

@@ -11,34 +11,28 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cranfield.settings")
 app = Celery("cranfield")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-# The jobs keep their Celery tasks in jobs.py (import jobs: import_jobs.py), beside the lifecycle they drive.
+# Each feature keeps its Celery tasks in its own tasks.py: thin shells around its jobs.
 app.autodiscover_tasks(
-    ["evaluation.ground_truth", "evaluation.scoring", "evaluation.texts"], related_name="jobs"
+    [
+        "evaluation.ground_truth",
+        "evaluation.scoring",
+        "evaluation.texts",
+        "evaluation.collection",
+        "evaluation.jobs",
+    ]
 )
-app.autodiscover_tasks(["evaluation.collection"], related_name="import_jobs")
 
-# Every project's ground truth is recomputed hourly as a safety net for jobs lost before they
-# were queued; unchanged projects write nothing (see evaluation.ground_truth.jobs).
 app.conf.beat_schedule = {
+    # Every project's ground truth is recomputed hourly as a safety net for judgements whose job was
+    # never requested; unchanged projects write nothing (evaluation.ground_truth.jobs).
     "recompute-ground-truths": {
-        "task": "evaluation.ground_truth.jobs.recompute_all_ground_truths",
+        "task": "evaluation.ground_truth.tasks.recompute_all_ground_truths",
         "schedule": float(os.environ.get("GROUND_TRUTH_SCHEDULE_SECONDS", "3600")),
     },
-    # Jobs lost with a worker or a Redis restart are sent again within minutes.
-    "resend-lost-ground-truth-jobs": {
-        "task": "evaluation.ground_truth.jobs.resend_lost_ground_truth_jobs",
-        "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
-    },
-    "resend-lost-import-jobs": {
-        "task": "evaluation.collection.import_jobs.resend_lost_import_job_messages",
-        "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
-    },
-    "resend-lost-text-evaluation-jobs": {
-        "task": "evaluation.texts.jobs.resend_lost_text_evaluation_jobs",
-        "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
-    },
-    "resend-lost-evaluation-jobs": {
-        "task": "evaluation.scoring.jobs.resend_lost_evaluation_jobs",
-        "schedule": float(os.environ.get("GROUND_TRUTH_RESEND_SECONDS", "300")),
+    # Jobs lost with a worker, a Redis restart or a queue flushed, and jobs whose worker stopped
+    # answering, are sent again or failed with the reason (evaluation.jobs.lifecycle).
+    "recover-lost-jobs": {
+        "task": "evaluation.jobs.tasks.recover_lost_jobs",
+        "schedule": float(os.environ.get("JOB_RECOVER_SECONDS", "60")),
     },
 }

@@ -9,7 +9,6 @@ from rest_framework.routers import DefaultRouter
 
 from annotation.accounts.views import api_token, password_reset
 from annotation.api import ProjectViewSet
-from evaluation.api import SnapshotViewSet
 
 # Error pages in the site's look with a way back; JSON under /api/; a 503 saying so when the
 # database cannot be reached (cranfield/errors.py).
@@ -28,18 +27,12 @@ docs_view = SpectacularSwaggerSplitView.as_view(url_name="schema")
 router = DefaultRouter()
 router.register("projects", ProjectViewSet, basename="project")
 
-snapshot_list = SnapshotViewSet.as_view({"get": "list"})
-snapshot_detail = SnapshotViewSet.as_view({"get": "retrieve"})
-# An action's own settings (its download renderer) are passed as a router would pass them.
-snapshot_qrels = SnapshotViewSet.as_view({"get": "qrels"}, **SnapshotViewSet.qrels.kwargs)
-snapshot_diff = SnapshotViewSet.as_view({"get": "diff"})
 
 urlpatterns = [
     # Browsers ask for /favicon.ico on pages that name no icon (the API's JSON, Swagger UI's own page).
     path("favicon.ico", favicon),
     path("", include("annotation.urls")),
     path("", include("evaluation.urls")),
-    path("", include("evaluation.bundle.urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Django's own password views; the email goes through EMAIL_BACKEND (the console by default).
@@ -66,14 +59,6 @@ urlpatterns = [
     path("accounts/token/", api_token, name="api-token"),
     path("admin/", admin.site.urls),
     path("api/", include(router.urls)),
-    path("api/projects/<int:project_pk>/snapshots/", snapshot_list, name="snapshot-list"),
-    path("api/projects/<int:project_pk>/snapshots/<int:version>/", snapshot_detail, name="snapshot-detail"),
-    path(
-        "api/projects/<int:project_pk>/snapshots/<int:version>/qrels/",
-        snapshot_qrels,
-        name="snapshot-qrels-api",
-    ),
-    path("api/projects/<int:project_pk>/snapshots/<int:version>/diff/", snapshot_diff, name="snapshot-diff"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI injects one <style> element; its page alone allows inline styles (scripts stay files).
     path(

@@ -132,6 +132,11 @@ class JobState(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The one lifecycle's stamps (evaluation.jobs.lifecycle): when the job was last sent to the broker,
+    # when a worker running it last said it was alive, and how many times one has started it.
+    sent_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         abstract = True
@@ -149,6 +154,7 @@ class GroundTruthJob(JobState):
         DONE = "done", "Done"
         UNCHANGED = "unchanged", "Nothing new to compute"
         FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="ground_truth_jobs")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
@@ -200,6 +206,7 @@ class Evaluation(JobState):
         RUNNING = "running", "Running"
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="evaluations")
     snapshot = models.ForeignKey(
@@ -272,6 +279,7 @@ class ImportJob(JobState):
         RUNNING = "running", "Running"
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
 
     class Kind(models.TextChoices):
         COLLECTION = "collection", "Collection (topics, documents, runs, items)"
@@ -341,6 +349,7 @@ class TextEvaluation(JobState):
         RUNNING = "running", "Running"
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
 
     class MultiReference(models.TextChoices):
         MAX = "max", "Best reference (rouge-score)"

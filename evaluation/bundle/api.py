@@ -11,6 +11,7 @@ from __future__ import annotations
 import tempfile
 
 from django.http import FileResponse
+from django.shortcuts import get_object_or_404
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -24,8 +25,9 @@ from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
 from annotation.rest.renderers import ZipRenderer, with_downloads
 from evaluation.bundle.archive import write_bundle
-from evaluation.collection.import_jobs import BodyRefused, create_job
+from evaluation.collection.import_jobs import IMPORT_JOBS, BodyRefused, create_job
 from evaluation.collection.serializers import ImportSerializer
+from evaluation.jobs.views import cancel_by_api
 from evaluation.models import ImportJob
 
 GZIP_HEADER = OpenApiParameter(
@@ -202,3 +204,15 @@ class BundleImportView(APIView):
             )
         options = {"activate_annotators": activate in {"true", "1"}}
         return receive(request, ImportJob.Kind.BUNDLE, None, "application/zip", options)
+
+
+class ImportJobCancelView(APIView):
+    """POST: cancel a queued or running import job of the requesting researcher (nothing of it is
+    imported: the import is all or nothing); 409 if it has ended."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
+    def post(self, request: Request, pk: int) -> Response:
+        job = get_object_or_404(ImportJob.objects.defer("body"), requested_by_id=request.user.pk, pk=pk)
+        return cancel_by_api(request, IMPORT_JOBS, job)

@@ -18,14 +18,12 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any, Protocol
 
-from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError, transaction
-from django.utils import timezone
 
 from annotation.models import Project
 from evaluation.collection.flow import ImportFailed, import_from_body
-from evaluation.jobs.dispatch import resend_lost, send_to_worker
+from evaluation.jobs import lifecycle
 from evaluation.models import ImportJob
 
 logger = logging.getLogger(__name__)
@@ -100,56 +98,61 @@ def create_job(
 
 
 def send(job: ImportJob) -> None:
-    send_to_worker(run_import_job, job.pk, lambda job_id, reason: finish(job_id, Status.FAILED, error=reason))
-
-
-def resend_lost_import_jobs() -> int:
-    """Send again the import jobs the broker lost (``dispatch.resend_lost``); returns how many."""
-    return resend_lost(ImportJob.objects.defer("body"), send)
-
-
-@shared_task(acks_late=True)
-def resend_lost_import_job_messages() -> int:
-    """Beat job, every few minutes: ``resend_lost_import_jobs``."""
-    return resend_lost_import_jobs()
+    lifecycle.send(IMPORT_JOBS, job)
 
 
 def set_stage(job_id: int, stage: str, progress: float) -> None:
-    ImportJob.objects.filter(pk=job_id).update(stage=stage, progress=progress)
-
-
-def finish(job_id: int, status: str, **fields: Any) -> None:
-    ImportJob.objects.filter(pk=job_id).update(
-        status=status, finished_at=timezone.now(), body=b"", progress=1.0, **fields
-    )
+    lifecycle.progress(IMPORT_JOBS, job_id, stage, progress)
 
 
 def body_of(job: ImportJob) -> bytes:
     return zlib.decompress(bytes(job.body))
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
-def run_import_job(job_id: int) -> str:
-    """Import a queued job's body; a job already started or finished is left alone (a redelivered
-    message runs nothing twice)."""
-    claimed = ImportJob.objects.filter(pk=job_id, status=Status.QUEUED).update(
-        status=Status.RUNNING, started_at=timezone.now(), stage="reading the body", progress=0.02
-    )
-    if not claimed:
+def run(job_id: int) -> str:
+    """The task ``tasks.run_import_job``: import a queued job's body, all or nothing
+    (``evaluation.jobs.lifecycle``: a redelivered message finds nothing to claim; a job whose worker died
+    is sent again by recovery and imported afresh, since its transaction never committed). The body is
+    kept until the job ends, so a job run again still has it."""
+    if not lifecycle.claim(IMPORT_JOBS, job_id, stage="reading the body", progress=0.02):
         return "not queued"
     job = ImportJob.objects.select_related("project", "requested_by").get(pk=job_id)
     runner = IMPORTERS[job.kind]
     try:
-        summary = runner(job, lambda stage, share: set_stage(job_id, stage, share))
+        with lifecycle.running(IMPORT_JOBS, job_id):
+            summary = runner(job, lambda stage, share: set_stage(job_id, stage, share))
     except ImportFailed as failure:
-        finish(job_id, Status.FAILED, stage="refused: nothing was imported", errors=failure.as_dict())
+        # The reason is in ``errors``, field by field, as the direct import's 400 names them.
+        refused = {"stage": "refused: nothing was imported", "errors": failure.as_dict(), "body": b""}
+        lifecycle.fail(IMPORT_JOBS, job_id, "", progress=1.0, **refused)
         return Status.FAILED
+    except lifecycle.JobStopped:
+        return "stopped"
+    except OperationalError:
+        lifecycle.requeue(IMPORT_JOBS, job_id, "waiting to retry after a database error")
+        raise
     except Exception as error:
         logger.exception("import job %s failed", job_id)
-        finish(job_id, Status.FAILED, stage="failed: nothing was imported", error=str(error)[:2000])
+        lifecycle.fail(IMPORT_JOBS, job_id, str(error), stage="failed: nothing was imported", body=b"")
         raise
-    finish(job_id, Status.DONE, stage="done", summary=summary)
+    lifecycle.finish(IMPORT_JOBS, job_id, summary=summary, body=b"")
     return Status.DONE
+
+
+def forget_body(job: ImportJob) -> None:
+    """A job that ended without running (cancelled, failed while queued) keeps no body."""
+    ImportJob.objects.filter(pk=job.pk).update(body=b"")
+
+
+IMPORT_JOBS = lifecycle.register(
+    lifecycle.JobKind(
+        "import job",
+        ImportJob,
+        "evaluation.collection.tasks.run_import_job",
+        deferred=("body",),
+        on_end=forget_body,
+    )
+)
 
 
 def import_collection_job(job: ImportJob, progress: Callable[[str, float], None]) -> dict:

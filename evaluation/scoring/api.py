@@ -26,6 +26,7 @@ from annotation.rest.renderers import CsvRenderer, PlainTextRenderer, with_downl
 from annotation.serializers import StrictSerializer
 from evaluation.collection.api import ProjectList
 from evaluation.collection.external_qrels import import_external_qrels
+from evaluation.jobs.views import cancel_by_api
 from evaluation.models import Evaluation, ExternalQrels, RunScore
 from evaluation.scoring.board import (
     BoardError,
@@ -37,7 +38,7 @@ from evaluation.scoring.board import (
     trec_eval_text,
 )
 from evaluation.scoring.checks import shown_checks
-from evaluation.scoring.jobs import not_superseded
+from evaluation.scoring.jobs import EVALUATIONS, not_superseded
 from evaluation.scoring.views import requested
 
 
@@ -284,3 +285,14 @@ class ExternalQrelsView(ProjectList):
         if project.runs.exists():
             request_evaluation(project, external_qrels=external)
         return Response(ExternalQrelsSerializer(external).data, status=status.HTTP_201_CREATED)
+
+
+class EvaluationCancelView(APIView):
+    """POST: cancel a queued or running evaluation; 409 if it has ended."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
+    def post(self, request: Request, project_pk: int, pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        return cancel_by_api(request, EVALUATIONS, get_object_or_404(project.evaluations, pk=pk))

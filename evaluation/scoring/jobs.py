@@ -5,7 +5,8 @@ score, which computes the trust checks and marks the job done.
 No result backend is needed: the gathering is a conditional UPDATE on the job's row (the sub-task
 that finds every score stored and claims the ``checking`` stage first does it), so a redelivered
 sub-task, or two finishing at once, still finish the job once. With the embedded default the job
-runs on a background thread (``ground_truth.embedded``), never inside a request.
+runs on a background thread (``jobs.embedded``), never inside a request. Its lifecycle (claim,
+heartbeat, finish once, fail, cancel, recovery) is every job's: ``evaluation.jobs.lifecycle``.
 
 Requested when a snapshot is written, when runs or external qrels are added, and on demand. A
 request joins a job of the same ground truth and settings that has not started yet (it will read
@@ -16,13 +17,13 @@ from __future__ import annotations
 
 import logging
 
-from celery import group, shared_task
+from celery import current_app, group
 from django.db import OperationalError, transaction
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from annotation.models import Project
-from evaluation.jobs.dispatch import resend_lost, send_to_worker
+from evaluation.jobs import lifecycle
 from evaluation.models import Evaluation, ExternalQrels, GroundTruthSnapshot, Run
 from evaluation.scoring.checks import evaluation_checks
 from evaluation.scoring.compute import ScoringContext, score_run, scoring_context, signature, variant_qrels
@@ -103,59 +104,47 @@ def request_evaluations_of_latest(project: Project) -> list[Evaluation]:
 
 
 def send(evaluation: Evaluation) -> None:
-    """Start the job on a worker, or, without one, on the embedded runner; a broker that cannot be
-    reached fails the job (the researcher can request it again)."""
-    send_to_worker(start_evaluation, evaluation.pk, fail)
-
-
-def resend_lost_evaluations() -> int:
-    """Send again the evaluations the broker lost (``dispatch.resend_lost``); returns how many."""
-    return resend_lost(Evaluation.objects.all(), send)
-
-
-@shared_task(acks_late=True)
-def resend_lost_evaluation_jobs() -> int:
-    """Beat job, every few minutes: ``resend_lost_evaluations``."""
-    return resend_lost_evaluations()
+    """Start the job on a worker, or, without one, on the embedded runner (``lifecycle.send``)."""
+    lifecycle.send(EVALUATIONS, evaluation)
 
 
 def fail(evaluation_id: int, error: str) -> None:
-    Evaluation.objects.filter(pk=evaluation_id).exclude(status=Status.DONE).update(
-        status=Status.FAILED, error=error[:2000], finished_at=timezone.now()
-    )
+    lifecycle.fail(EVALUATIONS, evaluation_id, error)
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
-def start_evaluation(evaluation_id: int) -> int:
-    """Fix the runs to score and the alternative ground truths, then fan out one sub-task per run.
-    Returns how many runs were sent (0 if the job already started or is gone)."""
-    with transaction.atomic():
-        evaluation = Evaluation.objects.select_for_update().filter(pk=evaluation_id).first()
-        if evaluation is None or evaluation.status != Status.QUEUED:
-            return 0
-        # Withdrawn runs are kept but scored no more: they leave the leaderboard
-        # (evaluation.collection.run_removal).
-        runs = evaluation.project.runs.filter(withdrawn_at__isnull=True)
-        run_ids = list(runs.order_by("tag").values_list("pk", flat=True))
-        evaluation.status = Status.RUNNING
-        evaluation.stage = "reading the ground truth"
-        evaluation.started_at = timezone.now()
-        evaluation.run_count = len(run_ids)
-        evaluation.save(update_fields=["status", "stage", "started_at", "run_count"])
+def start(evaluation_id: int) -> int:
+    """The task ``tasks.start_evaluation``: claim the job, fix the runs to score and the alternative
+    ground truths, then fan out one sub-task per run. Returns how many runs were sent (0 if the job is not
+    queued). A job started again after its worker was lost scores only the runs not stored yet
+    (``score_run`` keeps those)."""
+    if not lifecycle.claim(EVALUATIONS, evaluation_id, stage="reading the ground truth"):
+        return 0
+    evaluation = Evaluation.objects.get(pk=evaluation_id)
+    # Withdrawn runs are kept but scored no more: they leave the leaderboard
+    # (evaluation.collection.run_removal).
+    runs = evaluation.project.runs.filter(withdrawn_at__isnull=True)
+    run_ids = list(runs.order_by("tag").values_list("pk", flat=True))
+    Evaluation.objects.filter(pk=evaluation_id).update(run_count=len(run_ids))
     try:
-        variants = variant_qrels(evaluation)
-        Evaluation.objects.filter(pk=evaluation_id).update(
-            variant_qrels=variants, stage=f"scoring {len(run_ids)} runs"
-        )
+        with lifecycle.running(EVALUATIONS, evaluation_id):
+            variants = variant_qrels(evaluation)
+            Evaluation.objects.filter(pk=evaluation_id).update(variant_qrels=variants)
+            lifecycle.progress(EVALUATIONS, evaluation_id, f"scoring {len(run_ids)} runs", 0.02)
+    except lifecycle.JobStopped:
+        return 0
+    except OperationalError:
+        lifecycle.requeue(EVALUATIONS, evaluation_id, "waiting to retry after a database error")
+        raise
     except Exception as error:
         fail(evaluation_id, f"{type(error).__name__}: {error}")
         raise
     if not run_ids:
         finish_if_complete(evaluation_id)
-    elif start_evaluation.app.conf.task_always_eager:
+    elif current_app.conf.task_always_eager:
         score_runs_here(evaluation_id, run_ids)
     else:
-        group(score_evaluation_run.s(evaluation_id, run_id) for run_id in run_ids).apply_async()
+        score_task = lifecycle.task_named(SCORE_RUN_TASK)
+        group(score_task.s(evaluation_id, run_id) for run_id in run_ids).apply_async()
     return len(run_ids)
 
 
@@ -168,18 +157,22 @@ def score_runs_here(evaluation_id: int, run_ids: list[int]) -> None:
     evaluation = with_ground_truth().get(pk=evaluation_id)
     context = scoring_context(evaluation)
     try:
-        for run in Run.objects.filter(pk__in=run_ids):
-            score_run(evaluation, run, context)
-            record_progress(evaluation_id)
+        with lifecycle.running(EVALUATIONS, evaluation_id):
+            for run in Run.objects.filter(pk__in=run_ids):
+                score_run(evaluation, run, context)
+                record_progress(evaluation_id)
+    except lifecycle.JobStopped:
+        return
     except Exception as error:
         fail(evaluation_id, f"{type(error).__name__}: {error}")
         raise
     finish_if_complete(evaluation_id)
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
-def score_evaluation_run(evaluation_id: int, run_id: int) -> None:
-    """Score one run (idempotent), then finish the job if it was the last."""
+def score_one(evaluation_id: int, run_id: int) -> None:
+    """The task ``tasks.score_evaluation_run``: score one run (idempotent: a run scored already is kept),
+    then finish the job if it was the last. A job no longer running (failed, cancelled, done) scores
+    nothing more."""
     evaluation = with_ground_truth().filter(pk=evaluation_id).first()
     if evaluation is None or evaluation.status != Status.RUNNING:
         return
@@ -188,13 +181,16 @@ def score_evaluation_run(evaluation_id: int, run_id: int) -> None:
         Evaluation.objects.filter(pk=evaluation_id).update(run_count=F("run_count") - 1)
     else:
         try:
-            score_run(evaluation, run, context_for(evaluation))
+            with lifecycle.running(EVALUATIONS, evaluation_id):
+                score_run(evaluation, run, context_for(evaluation))
+                record_progress(evaluation_id)
+        except lifecycle.JobStopped:
+            return
         except OperationalError:
             raise  # retried
         except Exception as error:
             fail(evaluation_id, f"run {run.tag}: {type(error).__name__}: {error}")
             raise
-        record_progress(evaluation_id)
     finish_if_complete(evaluation_id)
 
 
@@ -214,9 +210,7 @@ def record_progress(evaluation_id: int) -> None:
     evaluation = Evaluation.objects.only("run_count").get(pk=evaluation_id)
     done = evaluation.scores.count()
     share = 0.95 * done / evaluation.run_count if evaluation.run_count else 0.95
-    Evaluation.objects.filter(pk=evaluation_id, status=Status.RUNNING).update(
-        progress=share, stage=f"scored {done} of {evaluation.run_count} runs"
-    )
+    lifecycle.progress(EVALUATIONS, evaluation_id, f"scored {done} of {evaluation.run_count} runs", share)
 
 
 def finish_if_complete(evaluation_id: int) -> bool:
@@ -228,16 +222,22 @@ def finish_if_complete(evaluation_id: int) -> bool:
     claimed = (
         Evaluation.objects.filter(pk=evaluation_id, status=Status.RUNNING)
         .exclude(stage="checking")
-        .update(stage="checking")
+        .update(stage="checking", heartbeat_at=timezone.now())
     )
     if not claimed:
         return False
     try:
-        checks = evaluation_checks(evaluation)
+        with lifecycle.running(EVALUATIONS, evaluation_id):
+            checks = evaluation_checks(evaluation)
     except Exception as error:
         fail(evaluation_id, f"checks: {type(error).__name__}: {error}")
         raise
-    Evaluation.objects.filter(pk=evaluation_id).update(
-        status=Status.DONE, stage="done", progress=1.0, checks=checks, finished_at=timezone.now()
+    return lifecycle.finish(EVALUATIONS, evaluation_id, checks=checks)
+
+
+SCORE_RUN_TASK = "evaluation.scoring.tasks.score_evaluation_run"
+EVALUATIONS = lifecycle.register(
+    lifecycle.JobKind(
+        "evaluation", Evaluation, "evaluation.scoring.tasks.start_evaluation", message_tasks=(SCORE_RUN_TASK,)
     )
-    return True
+)

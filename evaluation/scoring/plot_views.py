@@ -14,10 +14,10 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
+from evaluation.ground_truth.views import BadRequest, answers_bad_request
 from evaluation.metrics.plotting import render
 from evaluation.models import Evaluation
 from evaluation.scoring import plots
-from evaluation.views import BadRequest, answers_bad_request
 
 CONTENT_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
 

@@ -14,6 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Count
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.items.importing import ImportProblem
@@ -21,6 +22,7 @@ from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from evaluation.collection.external_qrels import import_external_qrels
 from evaluation.collection.flow import ImportFailed, describe_import, import_from_body
 from evaluation.collection.runs import run_file
+from evaluation.jobs.views import cancel_from_page
 from evaluation.metrics.natural_order import natural_key
 from evaluation.models import Evaluation, Run, RunScore
 from evaluation.scoring.board import (
@@ -37,7 +39,7 @@ from evaluation.scoring.board import (
 )
 from evaluation.scoring.checks import shown_checks
 from evaluation.scoring.external import crowd_against_external
-from evaluation.scoring.jobs import not_superseded, request_evaluation
+from evaluation.scoring.jobs import EVALUATIONS, not_superseded, request_evaluation
 
 DOWNLOADS = {
     "csv": "text/csv; charset=utf-8",
@@ -331,3 +333,12 @@ def external_qrels(request: AuthenticatedHttpRequest, project_id: int) -> HttpRe
         f"{external.relevant_count} relevant.",
     )
     return redirect("evaluations-page", project_id=project.pk)
+
+
+@login_required
+@require_POST
+def evaluation_cancel(request: AuthenticatedHttpRequest, project_id: int, evaluation_id: int) -> HttpResponse:
+    """Cancel a queued or running evaluation (``jobs.views.cancel_from_page``)."""
+    project = owned_project(request.user, project_id)
+    evaluation = get_object_or_404(project.evaluations, pk=evaluation_id)
+    return cancel_from_page(request, EVALUATIONS, evaluation, reverse("evaluations-page", args=[project.pk]))

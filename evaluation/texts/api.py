@@ -31,10 +31,12 @@ from annotation.serializers import StrictSerializer
 from evaluation.collection.api import ProjectList
 from evaluation.collection.references import import_references
 from evaluation.collection.serializers import ReferenceInSerializer
+from evaluation.jobs.views import cancel_by_api
 from evaluation.metrics.meta_evaluation import LEVELS, METHODS
 from evaluation.metrics.text.scores import METRICS, check_metrics
 from evaluation.models import OutputScore, Reference, TextEvaluation
 from evaluation.texts.jobs import (
+    TEXT_EVALUATIONS,
     ReferencesProblem,
     references_from_free_text,
     request_text_evaluation,
@@ -279,3 +281,13 @@ def problem_response(problem: ReportProblem) -> Response:
     if problem.field:
         return Response({problem.field: [str(problem)]}, status=status.HTTP_400_BAD_REQUEST)
     return Response({"detail": str(problem)}, status=status.HTTP_409_CONFLICT)
+
+
+class TextEvaluationCancelView(APIView):
+    """POST: cancel a queued or running text evaluation; 409 if it has ended."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
+    def post(self, request: Request, project_pk: int, pk: int) -> Response:
+        return cancel_by_api(request, TEXT_EVALUATIONS, owned_evaluation(request, project_pk, pk))

@@ -17,13 +17,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from celery import group, shared_task
+from celery import current_app, group
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from annotation.models import Project, Task
 from evaluation.collection.references import import_references
-from evaluation.jobs.dispatch import resend_lost, send_to_worker
+from evaluation.jobs import lifecycle
 from evaluation.metrics.text.scores import (
     METRICS,
     Output,
@@ -82,24 +82,11 @@ def request_text_evaluation(
 
 
 def send(evaluation: TextEvaluation) -> None:
-    send_to_worker(run_text_evaluation, evaluation.pk, fail)
-
-
-def resend_lost_text_evaluations() -> int:
-    """Send again the text evaluations the broker lost (``dispatch.resend_lost``); returns how many."""
-    return resend_lost(TextEvaluation.objects.all(), send)
-
-
-@shared_task(acks_late=True)
-def resend_lost_text_evaluation_jobs() -> int:
-    """Beat job, every few minutes: ``resend_lost_text_evaluations``."""
-    return resend_lost_text_evaluations()
+    lifecycle.send(TEXT_EVALUATIONS, evaluation)
 
 
 def fail(evaluation_id: int, error: str) -> None:
-    TextEvaluation.objects.filter(pk=evaluation_id).exclude(status=Status.DONE).update(
-        status=Status.FAILED, error=error[:2000], finished_at=timezone.now()
-    )
+    lifecycle.fail(TEXT_EVALUATIONS, evaluation_id, error)
 
 
 # Outputs per sub-task: TER (sacrebleu) takes ~20-40 ms on an output of a few sentences, so a part
@@ -108,49 +95,51 @@ def fail(evaluation_id: int, error: str) -> None:
 OUTPUTS_PER_PART = 200
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
-def run_text_evaluation(evaluation_id: int) -> int:
-    """Start a queued job (a redelivered message does nothing): fix its outputs and fan them out in
-    parts of ``OUTPUTS_PER_PART``, one sub-task each (``score_text_part``); without a worker, score
-    the parts here one after the other. Returns how many outputs were sent."""
-    claimed = TextEvaluation.objects.filter(pk=evaluation_id, status=Status.QUEUED).update(
-        status=Status.RUNNING, stage="reading outputs", started_at=timezone.now()
-    )
-    if not claimed:
+def start(evaluation_id: int) -> int:
+    """The task ``tasks.run_text_evaluation``: claim a queued job (a redelivered message does nothing):
+    fix its outputs and fan them out in parts of ``OUTPUTS_PER_PART``, one sub-task each
+    (``score_text_part``); without a worker, score the parts here one after the other. A job started again
+    after a loss starts its parts afresh (what its earlier attempt stored is removed first). Returns how
+    many outputs were sent."""
+    if not lifecycle.claim(TEXT_EVALUATIONS, evaluation_id, stage="reading outputs"):
         return 0
     evaluation = TextEvaluation.objects.select_related("project").get(pk=evaluation_id)
     try:
+        if evaluation.attempts > 1:
+            OutputScore.objects.filter(evaluation_id=evaluation_id).delete()
         task_ids = list(output_tasks(evaluation.project).values_list("pk", flat=True))
         parts = [task_ids[i : i + OUTPUTS_PER_PART] for i in range(0, len(task_ids), OUTPUTS_PER_PART)]
-        TextEvaluation.objects.filter(pk=evaluation_id).update(
-            part_count=len(parts), parts_done={}, stage=f"scoring {len(task_ids):,} outputs"
-        )
+        TextEvaluation.objects.filter(pk=evaluation_id).update(part_count=len(parts), parts_done={})
+        lifecycle.progress(TEXT_EVALUATIONS, evaluation_id, f"scoring {len(task_ids):,} outputs", 0.02)
+    except lifecycle.JobStopped:
+        return 0
     except OperationalError:
-        TextEvaluation.objects.filter(pk=evaluation_id).update(status=Status.QUEUED)  # retried
+        lifecycle.requeue(TEXT_EVALUATIONS, evaluation_id, "waiting to retry after a database error")
         raise
     if not parts:
         finish(evaluation_id)
-    elif run_text_evaluation.app.conf.task_always_eager:
+    elif current_app.conf.task_always_eager:
         for number, part in enumerate(parts):
-            score_text_part(evaluation_id, number, part)
+            score_one_part(evaluation_id, number, part)
     else:
-        group(
-            score_text_part.s(evaluation_id, number, part) for number, part in enumerate(parts)
-        ).apply_async()
+        part_task = lifecycle.task_named(SCORE_PART_TASK)
+        group(part_task.s(evaluation_id, number, part) for number, part in enumerate(parts)).apply_async()
     return len(task_ids)
 
 
-@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
-def score_text_part(evaluation_id: int, number: int, task_ids: list[int]) -> None:
-    """Score one part's outputs and store them with the part's number, in one transaction under the
-    job row's lock: a redelivered part that was stored does nothing, and the part that completes the
-    job finishes it, exactly once."""
+def score_one_part(evaluation_id: int, number: int, task_ids: list[int]) -> None:
+    """The task ``tasks.score_text_part``: score one part's outputs and store them with the part's number,
+    in one transaction under the job row's lock: a redelivered part that was stored does nothing, and the
+    part that completes the job finishes it, exactly once."""
     evaluation = TextEvaluation.objects.filter(pk=evaluation_id, status=Status.RUNNING).first()
     if evaluation is None or str(number) in evaluation.parts_done:
         return
     try:
-        tasks, result = score_part(evaluation, task_ids)
-        store_part(evaluation_id, number, tasks, result)
+        with lifecycle.running(TEXT_EVALUATIONS, evaluation_id):
+            tasks, result = score_part(evaluation, task_ids)
+            store_part(evaluation_id, number, tasks, result)
+    except lifecycle.JobStopped:
+        return
     except OperationalError:
         raise  # retried
     except Exception as error:
@@ -201,7 +190,8 @@ def store_part(evaluation_id: int, number: int, tasks: list[Task], result: TextS
         done = len(locked.parts_done)
         locked.progress = 0.95 * done / locked.part_count
         locked.stage = f"scored {done:,} of {locked.part_count:,} parts of {OUTPUTS_PER_PART} outputs"
-        locked.save(update_fields=["parts_done", "progress", "stage"])
+        locked.heartbeat_at = timezone.now()
+        locked.save(update_fields=["parts_done", "progress", "stage", "heartbeat_at"])
         if done == locked.part_count:
             finish(evaluation_id)
 
@@ -216,16 +206,25 @@ def finish(evaluation_id: int) -> None:
         by_system.setdefault(system_id, []).append(scores)
     parts = evaluation.parts_done.values()
     counts = {count for part in parts for count in part["reference_counts"]}
-    TextEvaluation.objects.filter(pk=evaluation_id).update(
-        status=Status.DONE,
-        stage="done",
-        progress=1.0,
+    lifecycle.finish(
+        TEXT_EVALUATIONS,
+        evaluation_id,
         signatures=signatures(evaluation.rouge_multi_ref, evaluation.stem, counts, evaluation.metrics),
         per_system=system_means(by_system, evaluation.metrics),
         output_count=sum(len(rows) for rows in by_system.values()),
         unscored=sorted(key for part in parts for key in part["unscored"]),
-        finished_at=timezone.now(),
     )
+
+
+SCORE_PART_TASK = "evaluation.texts.tasks.score_text_part"
+TEXT_EVALUATIONS = lifecycle.register(
+    lifecycle.JobKind(
+        "text evaluation",
+        TextEvaluation,
+        "evaluation.texts.tasks.run_text_evaluation",
+        message_tasks=(SCORE_PART_TASK,),
+    )
+)
 
 
 def references_from_free_text(source: Project, target: Project, *, replace: bool = False) -> int:

@@ -11,17 +11,19 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
-from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
+from evaluation.jobs.views import cancel_from_page
 from evaluation.metrics.colours import heat_colours
 from evaluation.metrics.meta_evaluation import LEVELS, METHODS
 from evaluation.metrics.plotting import render as render_figure
 from evaluation.metrics.plotting import scatter_figure
 from evaluation.metrics.text.scores import METRICS
 from evaluation.models import TextEvaluation
-from evaluation.texts.jobs import output_tasks, request_text_evaluation
+from evaluation.texts.jobs import TEXT_EVALUATIONS, output_tasks, request_text_evaluation
 from evaluation.texts.meta_report import ReportProblem, correlation_matrix, scatter
 
 IMAGE_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
@@ -119,3 +121,16 @@ def scatter_image(request: AuthenticatedHttpRequest, project_id: int, fmt: str) 
     x_label = f"{metric} (lower is better: axis reversed)" if pair["negated"] else metric
     figure = scatter_figure(points, x_label, y_label, labelled=level == "system", reverse_x=pair["negated"])
     return HttpResponse(render_figure(figure, fmt), content_type=IMAGE_TYPES[fmt])
+
+
+@login_required
+@require_POST
+def text_evaluation_cancel(
+    request: AuthenticatedHttpRequest, project_id: int, evaluation_id: int
+) -> HttpResponse:
+    """Cancel a queued or running text evaluation (``jobs.views.cancel_from_page``)."""
+    project = owned_project(request.user, project_id)
+    evaluation = get_object_or_404(project.text_evaluations, pk=evaluation_id)
+    return cancel_from_page(
+        request, TEXT_EVALUATIONS, evaluation, reverse("meta-evaluation", args=[project.pk])
+    )

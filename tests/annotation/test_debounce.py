@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Project
-from evaluation.ground_truth.jobs import compute_ground_truth, request_ground_truth, request_ground_truth_job
+from evaluation.ground_truth.jobs import GROUND_TRUTH_JOBS, request_ground_truth, request_ground_truth_job
+from evaluation.ground_truth.tasks import compute_ground_truth
+from evaluation.jobs.lifecycle import recover
 from evaluation.models import GroundTruthJob, GroundTruthSnapshot
 from tests.annotation.factories import make_project
 
@@ -71,34 +76,12 @@ def test_a_run_that_starts_reopens_the_window_and_counts_every_judgement(
     assert len(queued) == 2
 
 
-def test_a_broker_failure_clears_the_flag_and_fails_the_run_so_the_next_submission_retries(
+def test_a_job_the_broker_refused_stays_queued_gathers_the_submissions_and_is_sent_once_it_is_back(
     researcher, annotators, monkeypatch, settings, django_capture_on_commit_callbacks
 ):
-    monkeypatch.setitem(compute_ground_truth.app.conf, "task_always_eager", False)
-    project = make_project(researcher, annotators)
-
-    def broker_down(*args, **kwargs):
-        raise ConnectionError("broker down")
-
-    monkeypatch.setattr(compute_ground_truth, "apply_async", broker_down)
-    with django_capture_on_commit_callbacks(execute=True):
-        request = request_ground_truth_job(project.pk)
-    assert not Project.objects.get(pk=project.pk).ground_truth_pending
-    request.job.refresh_from_db()
-    assert request.job.status == GroundTruthJob.Status.FAILED
-    assert "broker down" in request.job.error
-    # The window is open again: the next submission queues a new run.
-    assert request_ground_truth_job(project.pk).job.pk != request.job.pk
-
-
-def test_a_job_the_broker_refused_is_queued_again_by_the_next_beat_tick_once_it_is_back(
-    researcher, annotators, monkeypatch, django_capture_on_commit_callbacks
-):
-    """Redis down while judgements arrive: the job fails to queue (the judgements are stored). With
-    Redis back and no further submission, the few-minute beat task queues it again, reusing the
-    row, and a second tick sends nothing more."""
-    from evaluation.ground_truth.jobs import resend_lost_ground_truth_jobs
-
+    """Redis down while judgements arrive: the job cannot be sent, so it stays queued and says so, and
+    the submissions after it join it (the judgements are stored; nothing is lost). Recovery sends it
+    once the broker answers; it is sent once, and computes the ground truth."""
     monkeypatch.setitem(compute_ground_truth.app.conf, "task_always_eager", False)
     project = make_project(researcher, annotators)
     sent = []
@@ -109,19 +92,20 @@ def test_a_job_the_broker_refused_is_queued_again_by_the_next_beat_tick_once_it_
     monkeypatch.setattr(compute_ground_truth, "apply_async", broker_down)
     with django_capture_on_commit_callbacks(execute=True):
         refused = request_ground_truth_job(project.pk).job
-    assert resend_lost_ground_truth_jobs() == 0  # still down: the same row fails again, no new one
+    refused.refresh_from_db()
+    assert refused.status == GroundTruthJob.Status.QUEUED and "waiting for the broker" in refused.stage
+    assert Project.objects.get(pk=project.pk).ground_truth_pending
+    assert request_ground_truth_job(project.pk).job.pk == refused.pk  # the next submission joins it
+    long_ago = timezone.now() - timedelta(seconds=600)
+    GroundTruthJob.objects.filter(pk=refused.pk).update(created_at=long_ago)
+    assert recover(GROUND_TRUTH_JOBS, waiting=set()).resent == []  # still down: still queued, no new row
     assert GroundTruthJob.objects.filter(project=project).count() == 1
 
     monkeypatch.setattr(compute_ground_truth, "apply_async", lambda args, countdown: sent.append(args))
-    assert resend_lost_ground_truth_jobs() == 1
-    refused.refresh_from_db()
-    assert refused.status == GroundTruthJob.Status.QUEUED and refused.error == ""
+    assert recover(GROUND_TRUTH_JOBS, waiting=set()).resent == [refused.pk]
     assert sent == [(project.pk, refused.pk)]
-    assert Project.objects.get(pk=project.pk).ground_truth_pending  # the window is the requeued job's
-    assert resend_lost_ground_truth_jobs() == 0 and len(sent) == 1
+    assert recover(GROUND_TRUTH_JOBS, waiting={refused.pk}).resent == [] and len(sent) == 1
     compute_ground_truth(project.pk, refused.pk)
     refused.refresh_from_db()
-    assert (
-        refused.status in {"done", "unchanged"}
-        and not Project.objects.get(pk=project.pk).ground_truth_pending
-    )
+    assert refused.status in {"done", "unchanged"} and refused.error == ""
+    assert not Project.objects.get(pk=project.pk).ground_truth_pending

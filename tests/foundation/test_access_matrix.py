@@ -50,7 +50,7 @@ ANNOTATOR_PAGES = re.compile(
     r"|judgements/<judgement_id>/edit/)$"
 )
 # A researcher's own objects outside any project: their import jobs answer only whoever sent them.
-OWN_OBJECT_URL = re.compile(r"^api/import-jobs/<pk>/$")
+OWN_OBJECT_URL = re.compile(r"^api/import-jobs/<pk>/(cancel/)?$")
 # Any researcher may send a bundle (it becomes a project of theirs) or make their API token; no one else.
 RESEARCHER_URLS = {"api/bundles/", "accounts/token/"}
 PROJECT_URL = re.compile(r"^(api/)?projects/<(project_id|project_pk|pk)>")
@@ -103,7 +103,7 @@ def world(django_user_model, researcher, annotators, django_capture_on_commit_ca
     invitation, _token = create_invitation(project, researcher, max_uses=1, days=1)
     judge_everything(project, annotators)
     snapshot = build_snapshot(project.pk)
-    GroundTruthJob.objects.create(project=project, status="done", snapshot=snapshot)
+    done_job = GroundTruthJob.objects.create(project=project, status="done", snapshot=snapshot)
     with django_capture_on_commit_callbacks(execute=True):
         evaluation = request_evaluation(project, snapshot=snapshot)
     embedded.run_queued()
@@ -116,6 +116,7 @@ def world(django_user_model, researcher, annotators, django_capture_on_commit_ca
         "run_id": project.runs.first().pk,
         "run_pk": project.runs.first().pk,
         "evaluation_id": evaluation.pk,
+        "job_id": done_job.pk,
         "version": snapshot.version,
         "assignment_id": assignment.pk,
         "judgement_id": judgement.pk,

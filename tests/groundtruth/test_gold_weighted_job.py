@@ -9,7 +9,7 @@ import pytest
 from annotation.crowd.aggregation.gold_weighted import gold_weighted_vote
 from annotation.crowd.aggregation.majority_vote import majority_vote
 from annotation.models import Project
-from evaluation.ground_truth.jobs import compute_ground_truth
+from evaluation.ground_truth.tasks import compute_ground_truth
 from evaluation.models import GroundTruthJob
 from tests.groundtruth.builders import correct, gold_items, items, judge, label_project
 

@@ -4,14 +4,18 @@ it does, races between runs that end in one snapshot, and how a run records each
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 
 import pytest
 from django.db import OperationalError, connection, transaction
+from django.utils import timezone
 
 from annotation.models import Project
 from evaluation.ground_truth import jobs as tasks
 from evaluation.ground_truth.build import build_snapshot
-from evaluation.ground_truth.jobs import JobProgress, compute_ground_truth
+from evaluation.ground_truth.jobs import GROUND_TRUTH_JOBS, JobProgress
+from evaluation.ground_truth.tasks import compute_ground_truth
+from evaluation.jobs import lifecycle
 from evaluation.models import GroundTruthJob, GroundTruthSnapshot
 from tests.groundtruth.builders import items, judge, label_project
 
@@ -208,17 +212,22 @@ def test_a_run_delivered_again_after_it_finished_does_nothing(researcher, annota
 
 
 @pytest.mark.django_db
-def test_a_run_its_worker_lost_starts_over_and_says_so(researcher, annotators, monkeypatch):
+def test_a_run_its_worker_lost_is_queued_again_by_recovery_and_starts_over_saying_so(
+    researcher, annotators, monkeypatch
+):
     project = judged_project(researcher, annotators)
-    run = GroundTruthJob.objects.create(project=project, status="running", stage="aggregation", progress=0.5)
+    stale = timezone.now() - timedelta(seconds=lifecycle.STALE_SECONDS + 1)
+    run = GroundTruthJob.objects.create(
+        project=project, status="running", stage="aggregation", progress=0.5, heartbeat_at=stale, attempts=1
+    )
+    assert compute_ground_truth(project.pk, run.pk) is None  # a redelivered message: not queued
+    assert lifecycle.recover(GROUND_TRUTH_JOBS, waiting=set()).restarted == [run.pk]
     log: list = []
     original = JobProgress.__call__
     monkeypatch.setattr(JobProgress, "__call__", lambda self, s, p: (log.append(s), original(self, s, p)))
-    start = tasks.start_job(project.pk, run.pk)
-    assert start.stage == "restarted: the worker running it was lost" and start.progress == 0
     assert compute_ground_truth(project.pk, run.pk) == 1
     run.refresh_from_db()
-    assert run.status == "done" and log[0] == "loading judgements"
+    assert run.status == "done" and run.attempts == 2 and log[0] == "loading judgements"
 
 
 @pytest.mark.django_db

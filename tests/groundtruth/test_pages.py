@@ -12,8 +12,8 @@ from django.urls import reverse
 
 from annotation.models import Judgement
 from evaluation.ground_truth.build import build_snapshot
-from evaluation.ground_truth.jobs import compute_ground_truth
 from evaluation.ground_truth.report import agreement_report
+from evaluation.ground_truth.tasks import compute_ground_truth
 from evaluation.ground_truth.ties import tie_report
 from evaluation.models import GroundTruthJob
 from tests.groundtruth.builders import items, judge, label_project, likert_project

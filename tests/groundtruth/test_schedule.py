@@ -1,4 +1,5 @@
-"""The beat job requests one debounced run per project, re-sends lost runs, and is in the beat schedule."""
+"""The beat job requests one debounced run per project and is in the beat schedule; lost jobs are
+sent again by the lifecycle's recovery, looked for every minute."""
 
 from __future__ import annotations
 
@@ -8,12 +9,11 @@ import pytest
 from django.utils import timezone
 
 from cranfield.celery import app
-from evaluation.ground_truth.jobs import (
-    compute_ground_truth,
-    prune_unchanged_jobs,
-    recompute_all_ground_truths,
-    resend_lost_jobs,
-)
+from evaluation.ground_truth.jobs import GROUND_TRUTH_JOBS, prune_unchanged_jobs
+from evaluation.ground_truth.tasks import compute_ground_truth, recompute_all_ground_truths
+from evaluation.jobs import lifecycle
+from evaluation.jobs.lifecycle import recover
+from evaluation.jobs.tasks import recover_lost_jobs
 from evaluation.models import GroundTruthJob
 from tests.annotation.factories import make_project
 
@@ -43,21 +43,21 @@ def test_every_project_gets_one_job_and_a_second_tick_adds_none(
     assert len(queued) == 2
 
 
-def test_a_job_queued_longer_than_any_delivery_takes_is_sent_again(
+def test_a_job_queued_with_no_message_in_the_broker_past_its_grace_is_sent_again(
     researcher, annotators, queued, settings, django_capture_on_commit_callbacks
 ):
     settings.GROUND_TRUTH_DEBOUNCE_SECONDS = 10
-    settings.BROKER_VISIBILITY_TIMEOUT = 60
     project = make_project(researcher, annotators)
     with django_capture_on_commit_callbacks(execute=True):
         recompute_all_ground_truths()
     run = GroundTruthJob.objects.get(project=project)
-    assert resend_lost_jobs() == 0  # just queued: its job is on its way
-    GroundTruthJob.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(seconds=71))
-    assert resend_lost_jobs() == 1
+    assert recover(GROUND_TRUTH_JOBS, waiting=set()).resent == []  # just sent: on its way
+    grace = lifecycle.QUEUED_GRACE_SECONDS + settings.GROUND_TRUTH_DEBOUNCE_SECONDS + 1
+    long_ago = timezone.now() - timedelta(seconds=grace)
+    GroundTruthJob.objects.filter(pk=run.pk).update(created_at=long_ago, sent_at=long_ago)
+    assert recover(GROUND_TRUTH_JOBS, waiting={run.pk}).resent == []  # its message still waits
+    assert recover(GROUND_TRUTH_JOBS, waiting=set()).resent == [run.pk]  # the broker lost it
     assert queued == [(project.pk, run.pk), (project.pk, run.pk)]
-    GroundTruthJob.objects.filter(pk=run.pk).update(status=GroundTruthJob.Status.RUNNING)
-    assert resend_lost_jobs() == 0  # started runs are the broker's business (redelivery)
 
 
 def test_jobs_that_found_nothing_new_are_pruned_after_a_week_and_the_others_kept(researcher, annotators):
@@ -83,15 +83,8 @@ def test_the_beat_schedule_names_the_registered_job():
     assert entry["schedule"] > 0
 
 
-def test_lost_jobs_are_looked_for_every_few_minutes(researcher, annotators, queued, settings):
-    from evaluation.ground_truth.jobs import resend_lost_ground_truth_jobs
-
-    entry = app.conf.beat_schedule["resend-lost-ground-truth-jobs"]
-    assert entry["task"] == resend_lost_ground_truth_jobs.name
-    assert 0 < entry["schedule"] <= 600
-    project = make_project(researcher, annotators)
-    lost = GroundTruthJob.objects.create(project=project)
-    waited = settings.GROUND_TRUTH_DEBOUNCE_SECONDS + settings.BROKER_VISIBILITY_TIMEOUT + 1
-    GroundTruthJob.objects.filter(pk=lost.pk).update(created_at=timezone.now() - timedelta(seconds=waited))
-    assert resend_lost_ground_truth_jobs() == 1
-    assert queued == [(project.pk, lost.pk)]
+def test_lost_and_stalled_jobs_are_looked_for_every_minute():
+    entry = app.conf.beat_schedule["recover-lost-jobs"]
+    assert entry["task"] == recover_lost_jobs.name
+    assert 0 < entry["schedule"] <= 60
+    assert lifecycle.STALE_SECONDS + entry["schedule"] <= 300  # a stalled job is found within 5 minutes

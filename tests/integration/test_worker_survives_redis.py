@@ -14,7 +14,7 @@ import time
 import pytest
 
 from annotation.judging.assignment import claim_next_task, submit_judgement
-from evaluation.ground_truth.jobs import compute_ground_truth
+from evaluation.ground_truth.tasks import compute_ground_truth
 from evaluation.models import GroundTruthSnapshot
 from tests.annotation.factories import make_project
 from tests.conftest import missing

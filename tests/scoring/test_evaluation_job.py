@@ -127,22 +127,22 @@ def test_rbp_pooling_orders_the_items_and_a_dry_run_shows_that_order(researcher,
     assert [t.document.external_id for t in order] == ["d3", "d1", "d2", "d6"]
 
 
-def test_an_evaluation_the_broker_lost_is_sent_again(researcher, annotators, settings):
+def test_an_evaluation_the_broker_lost_is_sent_again(researcher, annotators):
     from datetime import timedelta
 
     from django.utils import timezone
 
-    from evaluation.jobs import embedded
-    from evaluation.scoring.jobs import resend_lost_evaluations
+    from evaluation.jobs import embedded, lifecycle
+    from evaluation.scoring.jobs import EVALUATIONS
 
     project = make_project(researcher, annotators, k=3, pool_depth=2)
     judge_everything(project, annotators)
     lost = request_evaluation(project, snapshot=build_snapshot(project.pk))  # never sent (no commit here)
-    assert resend_lost_evaluations() == 0  # not waiting long enough to be lost
-    old = timezone.now() - timedelta(seconds=settings.BROKER_VISIBILITY_TIMEOUT + 1)
+    assert lifecycle.recover(EVALUATIONS, waiting=set()).resent == []  # too new to be lost
+    old = timezone.now() - timedelta(seconds=lifecycle.QUEUED_GRACE_SECONDS + 1)
     Evaluation.objects.filter(pk=lost.pk).update(created_at=old)
-    assert resend_lost_evaluations() == 1
+    assert lifecycle.recover(EVALUATIONS, waiting=set()).resent == [lost.pk]
     embedded.run_queued()
     lost.refresh_from_db()
     assert lost.status == Evaluation.Status.DONE
-    assert resend_lost_evaluations() == 0
+    assert lifecycle.recover(EVALUATIONS, waiting=set()).resent == []

@@ -308,30 +308,25 @@ def test_a_text_evaluation_computes_only_the_metrics_chosen(
     assert project.text_evaluations.count() == before + 1
 
 
-def test_a_text_evaluation_the_broker_lost_is_sent_again_by_beat(researcher, text_project, settings):
+def test_a_text_evaluation_the_broker_lost_is_sent_again_by_recovery(researcher, text_project):
     from datetime import timedelta
 
     from django.utils import timezone
 
-    from cranfield.celery import app
-    from evaluation.texts.jobs import (
-        request_text_evaluation,
-        resend_lost_text_evaluation_jobs,
-        resend_lost_text_evaluations,
-    )
+    from evaluation.jobs import lifecycle
+    from evaluation.texts.jobs import TEXT_EVALUATIONS, request_text_evaluation
 
     project, _ = text_project
     lost = request_text_evaluation(project)  # never sent: its request did not commit here
-    assert resend_lost_text_evaluations() == 0  # not waiting long enough to be lost
-    old = timezone.now() - timedelta(seconds=settings.BROKER_VISIBILITY_TIMEOUT + 1)
+    assert lifecycle.recover(TEXT_EVALUATIONS, waiting=set()).resent == []  # too new to be lost
+    old = timezone.now() - timedelta(seconds=lifecycle.QUEUED_GRACE_SECONDS + 1)
     TextEvaluation.objects.filter(pk=lost.pk).update(created_at=old)
-    assert resend_lost_text_evaluation_jobs() == 1
+    assert lifecycle.recover(TEXT_EVALUATIONS, waiting=set()).resent == [lost.pk]
     embedded.run_queued()
     lost.refresh_from_db()
     assert lost.status == TextEvaluation.Status.DONE and lost.output_count == len(SYSTEMS) * INPUTS
-    assert resend_lost_text_evaluations() == 0
-    entry = app.conf.beat_schedule["resend-lost-text-evaluation-jobs"]
-    assert entry["task"] == resend_lost_text_evaluation_jobs.name and 0 < entry["schedule"] <= 600
+    assert lost.attempts == 1
+    assert lifecycle.recover(TEXT_EVALUATIONS, waiting=set()).resent == []
 
 
 def test_a_job_in_many_parts_stores_what_the_pure_function_gives_for_all_outputs_at_once(
@@ -370,7 +365,8 @@ def test_a_redelivered_part_is_stored_once_and_the_job_finishes_once(researcher,
     """A worker that dies after storing a part gets its message again (acks_late): the part is not
     stored twice, and only the part that completes the job finishes it."""
     from evaluation.texts import jobs as text_evaluation
-    from evaluation.texts.jobs import output_tasks, score_part, score_text_part, store_part
+    from evaluation.texts.jobs import output_tasks, score_part, store_part
+    from evaluation.texts.tasks import score_text_part
 
     project, _ = text_project
     finished = []
@@ -397,7 +393,8 @@ def test_a_redelivered_part_is_stored_once_and_the_job_finishes_once(researcher,
 
 def test_a_part_that_cannot_be_scored_fails_the_job_with_the_reason(researcher, text_project, monkeypatch):
     from evaluation.texts import jobs as text_evaluation
-    from evaluation.texts.jobs import output_tasks, score_text_part
+    from evaluation.texts.jobs import output_tasks
+    from evaluation.texts.tasks import score_text_part
 
     project, _ = text_project
 

@@ -70,12 +70,15 @@ from evaluation.demo.text_campaign import (
     simulate_ratings,
     summarise,
 )
-from evaluation.ground_truth.jobs import compute_ground_truth, request_ground_truth_job
+from evaluation.ground_truth.jobs import request_ground_truth_job
+from evaluation.ground_truth.tasks import compute_ground_truth
 from evaluation.jobs import embedded
 from evaluation.metrics.trec.files import write_qrels
 from evaluation.models import Evaluation, GroundTruthSnapshot
-from evaluation.scoring.jobs import request_evaluation, start_evaluation
-from evaluation.texts.jobs import request_text_evaluation, run_text_evaluation
+from evaluation.scoring.jobs import request_evaluation
+from evaluation.scoring.tasks import start_evaluation
+from evaluation.texts.jobs import request_text_evaluation
+from evaluation.texts.tasks import run_text_evaluation
 
 # The name the demo's official Cranfield qrels go by in the project.
 REFERENCE_NAME = "cranfield-official"

@@ -1,13 +1,10 @@
-"""API of the evaluation app: the collection import, ground-truth jobs (request one, watch it),
-snapshots (qrels, rating summaries, diffs) and the agreement report.
+"""API of ground truth: jobs (request one, watch it, cancel it), snapshots (qrels, rating summaries, diffs)
+and the agreement report.
 
-Security behavior, for every endpoint here: researchers only (``IsResearcher``), and only for
-projects they own (``owned_project``: anyone else's is a 404 with no hint that it exists).
-"""
+Security behavior, for every endpoint here: researchers only (``IsResearcher``), and only for projects
+they own (``owned_project``: anyone else's is a 404 with no hint that it exists)."""
 
 from __future__ import annotations
-
-from dataclasses import asdict
 
 from django.db.models import F
 from django.http import Http404
@@ -24,15 +21,13 @@ from rest_framework.views import APIView
 
 from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
-from annotation.rest.parsers import DepthLimitedJSONParser
 from annotation.rest.renderers import PlainTextRenderer, with_downloads
-from evaluation.collection.flow import ImportFailed, import_from_body
-from evaluation.collection.serializers import ImportSerializer, ImportSummarySerializer
 from evaluation.ground_truth.diff import diff_snapshots
 from evaluation.ground_truth.downloads import qrels_response, rating_summary
-from evaluation.ground_truth.jobs import request_ground_truth_job
+from evaluation.ground_truth.jobs import GROUND_TRUTH_JOBS, request_ground_truth_job
 from evaluation.ground_truth.report import BadVersion, agreement_report, latest_snapshot, requested_version
 from evaluation.ground_truth.ties import tie_report
+from evaluation.jobs.views import cancel_by_api
 from evaluation.models import GroundTruthJob, GroundTruthSnapshot
 
 
@@ -199,36 +194,6 @@ class AgreementReportView(APIView):
         return Response(agreement_report(project, snapshot) | {"ties": tie_report(project, snapshot)})
 
 
-class CollectionImportView(APIView):
-    """Import topics, documents and TREC runs; pool the runs to depth ``pool_depth`` into items.
-
-    Runs may be added at any time: only pairs not yet in the pool become new items. With
-    ``dry_run`` the answer (200) counts what would be created, e.g. the new items a deeper pool or a
-    ``pool_budget`` would add, and nothing is stored.
-
-    Also items given one by one, gold and qualification items. All or nothing: on any error the
-    answer is 400 with ``{field: [message]}`` (``runs[0]``, line 12; ``topics[3].id``) and nothing
-    is stored. The Import page takes the same body (``collection.import_from_body``).
-    """
-
-    permission_classes = [IsResearcher]
-    # JSON only: a form-encoded or multipart body is a 415, not an empty import answered 201.
-    parser_classes = [DepthLimitedJSONParser]
-
-    @extend_schema(
-        request=ImportSerializer, responses={201: ImportSummarySerializer, 200: ImportSummarySerializer}
-    )
-    def post(self, request: Request, project_pk: int) -> Response:
-        project = owned_project(request.user, project_pk)
-        try:
-            summary = import_from_body(project, request.data)
-        except ImportFailed as failure:
-            return Response(failure.as_dict(), status=status.HTTP_400_BAD_REQUEST)
-        # A dry run created nothing: 200 with what it would have created.
-        created = status.HTTP_200_OK if summary.dry_run else status.HTTP_201_CREATED
-        return Response(asdict(summary), status=created)
-
-
 class GroundTruthRequestView(APIView):
     """Ask for a recomputation of the project's ground truth (a new snapshot if judgements changed).
 
@@ -246,3 +211,16 @@ class GroundTruthRequestView(APIView):
         if outcome.job is not None:
             job = GroundTruthJobSerializer(outcome.job, context={"request": request}).data
         return Response({"queued": outcome.queued, "job": job}, status=status.HTTP_202_ACCEPTED)
+
+
+class GroundTruthJobCancelView(APIView):
+    """POST: cancel a queued or running ground-truth job; 409 if it has ended."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
+    def post(self, request: Request, project_pk: int, pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        return cancel_by_api(
+            request, GROUND_TRUTH_JOBS, get_object_or_404(GroundTruthJob, project=project, pk=pk)
+        )

@@ -1,0 +1,21 @@
+"""URLs of accounts: its pages and API (included from annotation.urls)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from annotation.accounts import views as account_views
+
+urlpatterns = [
+    path("signup/", account_views.signup, name="signup"),
+    path("invite/<str:token>/", account_views.invitation, name="invitation"),
+    path("projects/<int:project_id>/annotators/", account_views.annotators_page, name="project-annotators"),
+    path("projects/<int:project_id>/annotators/accounts/", account_views.accounts_new, name="accounts-new"),
+    path("projects/<int:project_id>/invitations/", account_views.invitation_new, name="invitation-new"),
+    path(
+        "projects/<int:project_id>/invitations/<int:invitation_id>/revoke/",
+        account_views.invitation_revoke,
+        name="invitation-revoke",
+    ),
+    path("projects/<int:project_id>/signup-code/", account_views.signup_code, name="signup-code"),
+]
