@@ -96,7 +96,7 @@ class SnapshotLabel(models.Model):
     An adjudicated item says how: ``extra_assessor`` (its disputed judgements went to one more
     annotator, whose judgement is among those aggregated) or ``researcher`` (a researcher's label
     replaced the aggregate, which is kept in ``aggregate_label``); ``adjudication`` says who,
-    when and why (see ``evaluation.ground_truth.build.adjudicated_labels``).
+    when and why (see ``evaluation.ground_truth.compute.adjudicated_labels``).
     """
 
     snapshot = models.ForeignKey(GroundTruthSnapshot, on_delete=models.CASCADE, related_name="labels")

@@ -36,50 +36,9 @@ def register(subparsers) -> None:
         "entries per item, about 0.1-0.2 s per resample at a million labels, so minutes for 1000 "
         "resamples. Use --ci-statistics or fewer --resamples on very large files.",
     )
-    agreement.add_argument("labels", help="CSV with header item,annotator,label")
-    agreement.add_argument("--weights", choices=["none", "linear", "quadratic"], default="none")
-    agreement.add_argument(
-        "--weight-matrix",
-        help="Cohen's kappa with these disagreement weights instead of --weights: rows separated by ';', "
-        "numbers by ',' (e.g. '0,1,3;1,0,1;3,1,0'), one row and column per label in the file's order "
-        "(numbers ascending, then text) or --scale's order; 0 on the diagonal is full agreement",
-    )
-    agreement.add_argument(
-        "--duplicates",
-        choices=["refuse", "newest"],
-        default="refuse",
-        help="an annotator labelling an item on two lines: refuse (default; the error names both lines) "
-        "or newest (keep the later line, as a correction)",
-    )
-    agreement.add_argument(
-        "--pairs",
-        action="store_true",
-        help="add cohen_kappa_pair_statistics: every counted pair's kappa with standard errors, z and p",
-    )
-    agreement.add_argument(
-        "--scale",
-        help="the ordered labels of the scale, comma-separated (e.g. 0,1,2,3), so that weighted kappa "
-        "counts levels no one used: without it, distances run over the labels found in the file",
-    )
-    agreement.add_argument("--level", choices=["nominal", "ordinal", "interval", "ratio"], default="nominal")
-    agreement.add_argument(
-        "--min-shared",
-        type=int,
-        default=ITEMS_FOR_KAPPA.count,
-        help=f"items a pair of annotators must share to count in mean Cohen's kappa (default "
-        f"{ITEMS_FOR_KAPPA.count}, as in the app: a kappa on fewer moves by 0.2 or more with one label)",
-    )
-    agreement.add_argument(
-        "--ci", action="store_true", help="add bootstrap confidence intervals over items (slow on huge files)"
-    )
-    agreement.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    agreement.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
-    agreement.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    agreement.add_argument(
-        "--ci-statistics",
-        help="comma-separated figures to bootstrap: fleiss_kappa, cohen_kappa_mean, krippendorff_alpha "
-        "(default: all of them)",
-    )
+    add_input_options(agreement)
+    add_kappa_options(agreement)
+    add_interval_options(agreement)
     agreement.set_defaults(handler=run_agreement)
 
 
@@ -100,6 +59,62 @@ def parse_weight_matrix(text: str) -> list[list[float]]:
     if not rows or any(len(row) != len(rows) for row in rows):
         raise ValueError(f"--weight-matrix must be square (as many numbers per row as rows): {text!r}")
     return rows
+
+
+def add_input_options(parser) -> None:
+    """The labels file, how repeated labels are settled, and the scale's order."""
+    parser.add_argument("labels", help="CSV with header item,annotator,label")
+    parser.add_argument(
+        "--duplicates",
+        choices=["refuse", "newest"],
+        default="refuse",
+        help="an annotator labelling an item on two lines: refuse (default; the error names both lines) "
+        "or newest (keep the later line, as a correction)",
+    )
+    parser.add_argument(
+        "--scale",
+        help="the ordered labels of the scale, comma-separated (e.g. 0,1,2,3), so that weighted kappa "
+        "counts levels no one used: without it, distances run over the labels found in the file",
+    )
+
+
+def add_kappa_options(parser) -> None:
+    """How kappa and alpha are computed: weights, the pairs counted, alpha's level."""
+    parser.add_argument("--weights", choices=["none", "linear", "quadratic"], default="none")
+    parser.add_argument(
+        "--weight-matrix",
+        help="Cohen's kappa with these disagreement weights instead of --weights: rows separated by ';', "
+        "numbers by ',' (e.g. '0,1,3;1,0,1;3,1,0'), one row and column per label in the file's order "
+        "(numbers ascending, then text) or --scale's order; 0 on the diagonal is full agreement",
+    )
+    parser.add_argument(
+        "--pairs",
+        action="store_true",
+        help="add cohen_kappa_pair_statistics: every counted pair's kappa with standard errors, z and p",
+    )
+    parser.add_argument("--level", choices=["nominal", "ordinal", "interval", "ratio"], default="nominal")
+    parser.add_argument(
+        "--min-shared",
+        type=int,
+        default=ITEMS_FOR_KAPPA.count,
+        help=f"items a pair of annotators must share to count in mean Cohen's kappa (default "
+        f"{ITEMS_FOR_KAPPA.count}, as in the app: a kappa on fewer moves by 0.2 or more with one label)",
+    )
+
+
+def add_interval_options(parser) -> None:
+    """Bootstrap intervals over items."""
+    parser.add_argument(
+        "--ci", action="store_true", help="add bootstrap confidence intervals over items (slow on huge files)"
+    )
+    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    parser.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument(
+        "--ci-statistics",
+        help="comma-separated figures to bootstrap: fleiss_kappa, cohen_kappa_mean, krippendorff_alpha "
+        "(default: all of them)",
+    )
 
 
 def run_agreement(args: argparse.Namespace) -> int:

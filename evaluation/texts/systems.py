@@ -2,7 +2,7 @@
 SNOW-style systems × dimensions table (each system's mean rating per dimension with a bootstrap
 interval over inputs, computed by ``metrics.meta_evaluation``, and the agreement per dimension);
 for a pairwise project the systems ranked by Bradley-Terry strength, which the ground-truth job
-fits on every comparison (``ground_truth.build.system_ranking``).
+fits on every comparison (``ground_truth.compute.system_ranking``).
 
 Security behavior: the project's owner only (``owned_project``; anyone else gets 404).
 """

@@ -11,8 +11,9 @@ from django.urls import reverse
 from annotation.adjudication.rules import AdjudicationError, settle
 from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import AdjudicatedBy, Adjudication
-from evaluation.ground_truth.build import build_snapshot, fingerprint_inputs, read_inputs
+from evaluation.ground_truth.build import build_snapshot
 from evaluation.ground_truth.downloads import qrels_text
+from evaluation.ground_truth.read import fingerprint_inputs, read_inputs
 from evaluation.jobs import embedded
 from evaluation.models import GroundTruthJob, GroundTruthSnapshot
 from tests.groundtruth.builders import gold_items, items, judge, label_project, likert_project
@@ -124,7 +125,7 @@ def test_a_decision_changes_the_fingerprint_and_none_leaves_old_fingerprints_alo
 
 
 def _table(project):
-    from evaluation.ground_truth.build import ground_truth_judgements, input_table
+    from evaluation.ground_truth.read import ground_truth_judgements, input_table
 
     read = list(
         ground_truth_judgements(project)

@@ -68,7 +68,7 @@ def test_a_changed_rating_on_any_dimension_counts(researcher, annotators):
 
 
 def test_a_new_computation_version_writes_a_corrected_snapshot(project, monkeypatch):
-    import evaluation.ground_truth.build as ground_truth
+    import evaluation.ground_truth.read as ground_truth
 
     monkeypatch.setattr(ground_truth, "COMPUTATION_VERSION", ground_truth.COMPUTATION_VERSION + 1)
     assert build_snapshot(project.pk).version == 2  # same judgements, but computed differently now

@@ -154,7 +154,7 @@ def test_only_pairwise_items_have_a_second_system(researcher):
 
 
 def test_a_system_in_fewer_than_ten_comparisons_gets_no_interval_but_the_reason():
-    from evaluation.ground_truth.build import system_ranking
+    from evaluation.ground_truth.compute import system_ranking
 
     # A and B meet 24 times (A wins 16), C meets A 4 times and B 2 times, winning half.
     pairs = [("A", "B")] * 24 + [("A", "C")] * 4 + [("B", "C")] * 2

@@ -9,7 +9,7 @@ import pytest
 from django.db import OperationalError, connection, connections, transaction
 
 from annotation.models import Project
-from evaluation.ground_truth.build import lock_snapshot_writes
+from evaluation.ground_truth.write import lock_snapshot_writes
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

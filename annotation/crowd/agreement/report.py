@@ -15,7 +15,7 @@ from annotation.crowd.agreement.krippendorff import krippendorff_alpha
 from annotation.crowd.agreement.per_label import per_label_agreement
 from annotation.crowd.agreement.prevalence import explain_low_kappa, pooled_agreement
 from annotation.crowd.agreement.weights import Weights, weights_description
-from annotation.crowd.io.encoding import Labels, as_encoded
+from annotation.crowd.io.encoding import Encoded, Labels, as_encoded
 from annotation.crowd.minimums import ITEMS_FOR_AGREEMENT_INTERVAL, ITEMS_FOR_KAPPA, Minimum
 
 
@@ -75,40 +75,18 @@ def agreement_summary(
     """
     data = as_encoded(labels)
     fleiss = fleiss_kappa(data)
-    randolph = randolph_kappa(data)
-    cohen = cohen_kappa_pairs(data, weights=weights, min_shared=min_shared)
-    if pair_statistics or len(cohen.kappa) == 1:
-        # Again with a table per pair (opt-in, or cheap: a single pair).
-        cohen = cohen_kappa_pairs(
-            data,
-            weights=weights,
-            min_shared=min_shared,
-            statistics=True,
-            alpha=round((1 - confidence) / 2, 12),
-        )
+    cohen = _cohen_pairs(data, weights, min_shared, pair_statistics, confidence)
     alpha = krippendorff_alpha(data, level=level)
-    _, ratings_per_item = fleiss_items(data)
     report: dict[str, Any] = {
         "n_labels": len(data),
         "n_items": len(data.items),
         "n_annotators": len(data.annotators),
-        "fleiss_kappa": fleiss.value,
-        "fleiss_kappa_n_items": fleiss.n_items,
-        "fleiss_kappa_n_annotators": fleiss.n_annotators,
-        "fleiss_kappa_items_excluded": fleiss.n_items_excluded,
-        "fleiss_kappa_ratings_per_item": ratings_per_item or None,
-        "cohen_kappa_mean": cohen.mean,
-        "cohen_kappa_pairs": len(cohen.kappa),
-        "cohen_kappa_n_items": cohen.n_items,
-        "cohen_kappa_n_annotators": cohen.n_annotators,
-        "cohen_kappa_weights": weights_description(weights),
-        "cohen_kappa_min_shared": min_shared,
-        "cohen_kappa_mean_weighting": "shared items",
-        "cohen_kappa_statistics": (
-            next(iter(cohen.pair_statistics.values())).as_dict() if len(cohen.kappa) == 1 else None
-        ),
+    }
+    report |= _fleiss_figures(data, fleiss)
+    report |= _cohen_figures(cohen, weights, min_shared)
+    report |= {
         "fleiss_kappa_test": fleiss_kappa_test(data),
-        "randolph_kappa": randolph.value,
+        "randolph_kappa": randolph_kappa(data).value,
         "randolph_kappa_categories": len(data.classes),
         "krippendorff_alpha": alpha.value,
         "krippendorff_alpha_n_items": alpha.n_items,
@@ -118,11 +96,7 @@ def agreement_summary(
         "duplicates": data.duplicates,
         "duplicates_dropped": data.duplicates_dropped,
     }
-    pooled = None
-    if isinstance(weights, str) and weights == "none" and cohen.pooled is not None:
-        pool = pooled_agreement(cohen.pooled, len(data.classes), cohen.pooled_items)
-        pooled = None if pool is None else pool.as_dict(data.classes)
-    report |= {"pooled_agreement": pooled, "pabak": None if pooled is None else pooled["pabak"]}
+    report |= _pooled_figures(data, cohen, weights)
     report["kappa_explanation"] = explain_low_kappa(report)
     if pair_statistics:
         report["cohen_kappa_pair_statistics"] = [
@@ -135,38 +109,94 @@ def agreement_summary(
             "cohen_kappa_mean": cohen.n_items,
             "krippendorff_alpha": alpha.n_items,
         }
-        enough = tuple(name for name in interval_statistics if interval_minimum.met(bases[name]))
-        found = (
-            bootstrap_agreement(
-                data,
-                resamples=resamples,
-                confidence=confidence,
-                seed=seed,
-                weights=weights,
-                level=level,
-                min_shared=min_shared,
-                statistics=enough,
-            )
-            if enough
-            else {}
+        settings = {"resamples": resamples, "confidence": confidence, "seed": seed, "weights": weights}
+        report |= _interval_figures(
+            data, bases, settings, level, min_shared, interval_statistics, interval_minimum
         )
-        for name in interval_statistics:
-            if name in found:
-                report[f"{name}_ci"] = found[name].as_dict() | {"n_items": bases[name], "reason": None}
-            else:
-                report[f"{name}_ci"] = {
-                    "low": None,
-                    "high": None,
-                    "confidence": confidence,
-                    "n_items": bases[name],
-                    "reason": interval_minimum.reason(bases[name]),
-                }
-        report["bootstrap"] = {
-            "unit": "item",
-            "method": "percentile",
-            "resamples": resamples,
-            "confidence": confidence,
-            "seed": seed,
-            "minimum_items": interval_minimum.count,
-        }
     return report
+
+
+def _cohen_pairs(data: Encoded, weights: Weights, min_shared: int, pair_statistics: bool, confidence: float):
+    """Every counted pair's kappa; again with a contingency table per pair when asked (or cheap: a
+    single pair, the two-annotator design, whose statistics the report shows)."""
+    cohen = cohen_kappa_pairs(data, weights=weights, min_shared=min_shared)
+    if pair_statistics or len(cohen.kappa) == 1:
+        alpha = round((1 - confidence) / 2, 12)
+        cohen = cohen_kappa_pairs(data, weights=weights, min_shared=min_shared, statistics=True, alpha=alpha)
+    return cohen
+
+
+def _fleiss_figures(data: Encoded, fleiss) -> dict[str, Any]:
+    _, ratings_per_item = fleiss_items(data)
+    return {
+        "fleiss_kappa": fleiss.value,
+        "fleiss_kappa_n_items": fleiss.n_items,
+        "fleiss_kappa_n_annotators": fleiss.n_annotators,
+        "fleiss_kappa_items_excluded": fleiss.n_items_excluded,
+        "fleiss_kappa_ratings_per_item": ratings_per_item or None,
+    }
+
+
+def _cohen_figures(cohen, weights: Weights, min_shared: int) -> dict[str, Any]:
+    return {
+        "cohen_kappa_mean": cohen.mean,
+        "cohen_kappa_pairs": len(cohen.kappa),
+        "cohen_kappa_n_items": cohen.n_items,
+        "cohen_kappa_n_annotators": cohen.n_annotators,
+        "cohen_kappa_weights": weights_description(weights),
+        "cohen_kappa_min_shared": min_shared,
+        "cohen_kappa_mean_weighting": "shared items",
+        "cohen_kappa_statistics": (
+            next(iter(cohen.pair_statistics.values())).as_dict() if len(cohen.kappa) == 1 else None
+        ),
+    }
+
+
+def _pooled_figures(data: Encoded, cohen, weights: Weights) -> dict[str, Any]:
+    """Unweighted kappa's pooled agreement and PABAK (``prevalence``); weighted kappa has neither."""
+    pooled = None
+    if isinstance(weights, str) and weights == "none" and cohen.pooled is not None:
+        pool = pooled_agreement(cohen.pooled, len(data.classes), cohen.pooled_items)
+        pooled = None if pool is None else pool.as_dict(data.classes)
+    return {"pooled_agreement": pooled, "pabak": None if pooled is None else pooled["pabak"]}
+
+
+def _interval_figures(
+    data: Encoded,
+    bases: dict[str, int],
+    settings: dict[str, Any],
+    level: str,
+    min_shared: int,
+    interval_statistics: tuple[str, ...],
+    interval_minimum: Minimum,
+) -> dict[str, Any]:
+    """Each figure's percentile bootstrap interval over items, or null bounds and the reason below
+    ``interval_minimum``; and the bootstrap's settings."""
+    enough = tuple(name for name in interval_statistics if interval_minimum.met(bases[name]))
+    found = (
+        bootstrap_agreement(data, level=level, min_shared=min_shared, statistics=enough, **settings)
+        if enough
+        else {}
+    )
+    confidence = settings["confidence"]
+    figures: dict[str, Any] = {}
+    for name in interval_statistics:
+        if name in found:
+            figures[f"{name}_ci"] = found[name].as_dict() | {"n_items": bases[name], "reason": None}
+        else:
+            figures[f"{name}_ci"] = {
+                "low": None,
+                "high": None,
+                "confidence": confidence,
+                "n_items": bases[name],
+                "reason": interval_minimum.reason(bases[name]),
+            }
+    figures["bootstrap"] = {
+        "unit": "item",
+        "method": "percentile",
+        "resamples": settings["resamples"],
+        "confidence": confidence,
+        "seed": settings["seed"],
+        "minimum_items": interval_minimum.count,
+    }
+    return figures
