@@ -223,7 +223,7 @@ class Evaluation(JobState):
     # Other ground truths the runs are also ranked under, for the stability check: ``{name: qrels}``,
     # fixed when the job starts (see evaluation.scoring.compute.variant_qrels).
     variant_qrels = models.JSONField(default=dict, blank=True)
-    # Trust checks computed once every run is scored (see evaluation.scoring.checks).
+    # Trust checks computed once every run is scored (see evaluation.scoring.trust).
     checks = models.JSONField(default=dict, blank=True)
 
     class Meta:

@@ -37,8 +37,8 @@ from evaluation.scoring.board import (
     per_topic_table,
     trec_eval_text,
 )
-from evaluation.scoring.checks import shown_checks
 from evaluation.scoring.jobs import EVALUATIONS, not_superseded
+from evaluation.scoring.trust import shown_checks
 from evaluation.scoring.views import requested
 
 

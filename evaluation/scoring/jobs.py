@@ -25,8 +25,8 @@ from django.utils import timezone
 from annotation.models import Project
 from evaluation.jobs import lifecycle
 from evaluation.models import Evaluation, ExternalQrels, GroundTruthSnapshot, Run
-from evaluation.scoring.checks import evaluation_checks
 from evaluation.scoring.compute import ScoringContext, score_run, scoring_context, signature, variant_qrels
+from evaluation.scoring.trust import evaluation_checks
 
 logger = logging.getLogger(__name__)
 Status = Evaluation.Status

@@ -37,9 +37,9 @@ from evaluation.scoring.board import (
     per_topic_table,
     trec_eval_text,
 )
-from evaluation.scoring.checks import shown_checks
 from evaluation.scoring.external import crowd_against_external
 from evaluation.scoring.jobs import EVALUATIONS, not_superseded, request_evaluation
+from evaluation.scoring.trust import shown_checks
 
 DOWNLOADS = {
     "csv": "text/csv; charset=utf-8",

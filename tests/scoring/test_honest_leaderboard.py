@@ -120,7 +120,7 @@ def test_ranking_stability_over_two_runs_shows_no_tau_but_the_reason_on_the_page
 
 
 def test_from_five_runs_the_stability_figures_are_shown():
-    from evaluation.scoring.checks import shown_checks
+    from evaluation.scoring.trust import shown_checks
 
     checks = {
         "pool_bias": [{"run": f"r{index}"} for index in range(5)],

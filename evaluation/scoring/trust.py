@@ -1,5 +1,5 @@
-"""The checks shown beside a leaderboard, gathered from the evaluation's run scores (each sub-task
-stored what its run contributes; ``compute.score_run``) with the pure functions of
+"""The trust checks shown beside a leaderboard (a shell around ``evaluation.metrics.trust``), gathered
+from the stored what its run contributes; ``compute.score_run``) with the pure functions of
 ``evaluation.metrics.trust``:
 
 - **unjudged documents**: the mean share of each run's top k that the ground truth does not judge;
