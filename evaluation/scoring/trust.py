@@ -1,6 +1,6 @@
-"""The trust checks shown beside a leaderboard (a shell around ``evaluation.metrics.trust``), gathered
-from the stored what its run contributes; ``compute.score_run``) with the pure functions of
-``evaluation.metrics.trust``:
+"""The trust checks shown beside a leaderboard, gathered from the evaluation's run scores (each sub-task
+stored what its run contributes; ``compute.score_run``) with the pure functions of
+``evaluation.metrics.trust``, of which this module is the shell:
 
 - **unjudged documents**: the mean share of each run's top k that the ground truth does not judge;
   a run above ``UNJUDGED_FLAG`` at the first cut-off is flagged (its score counts those as
