@@ -310,6 +310,8 @@ CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "660"))
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A burst of submissions within this many seconds shares one ground-truth job.
 GROUND_TRUTH_DEBOUNCE_SECONDS = int(os.environ.get("GROUND_TRUTH_DEBOUNCE_SECONDS", "10"))
+# Outputs scored per sub-task of a text evaluation (evaluation.texts.jobs.outputs_per_part).
+TEXT_OUTPUTS_PER_PART = int(os.environ.get("TEXT_OUTPUTS_PER_PART", "200"))
 # Without a worker (tasks eager), how ground-truth jobs run: "thread" starts each one on a
 # background thread of the web process after the debounce delay; "manual" only queues them until
 # evaluation.jobs.embedded.run_queued() is called (the test suite's default).

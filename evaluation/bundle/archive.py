@@ -455,9 +455,15 @@ def lines(archive: zipfile.ZipFile, name: str) -> Iterator[tuple[str, dict]]:
                 yield f"{name} line {number}", json.loads(raw)
 
 
-def import_bundle(job: ImportJob, data: bytes, progress: Callable[[str, float], None]) -> dict:
+def import_bundle(
+    job: ImportJob,
+    data: bytes,
+    progress: Callable[[str, float], None],
+    still_wanted: Callable[[], None] = lambda: None,
+) -> dict:
     """Rebuild the bundle as a new project owned by the job's requester (all or nothing), then ask
-    for its evaluations. Returns the summary the job shows."""
+    for its evaluations. Returns the summary the job shows. ``still_wanted()`` ends the storing
+    transaction and raises to undo it (the job was cancelled meanwhile)."""
     archive, manifest = read_archive(data)
     progress("checking the project's settings", 0.05)
     settings_in = dict(manifest.get("project") or {})
@@ -480,6 +486,7 @@ def import_bundle(job: ImportJob, data: bytes, progress: Callable[[str, float], 
             counts = restore(
                 project, archive, manifest, progress, activate=job.options.get("activate_annotators", False)
             )
+            still_wanted()
     except (KeyError, TypeError, ValueError) as error:
         raise ImportFailed([("", f"the bundle's contents are malformed: {error!r}")]) from error
     progress("asking for the evaluations", 0.95)
@@ -793,6 +800,8 @@ def restore_snapshot(
     )
 
 
-def import_bundle_job(job: ImportJob, progress: Callable[[str, float], None]) -> dict:
+def import_bundle_job(
+    job: ImportJob, progress: Callable[[str, float], None], still_wanted: Callable[[], None]
+) -> dict:
     """A bundle import job (``collection.import_jobs``): the job's body is the bundle."""
-    return import_bundle(job, body_of(job), progress)
+    return import_bundle(job, body_of(job), progress, still_wanted)

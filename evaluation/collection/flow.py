@@ -8,7 +8,7 @@ and is reported as ``field: message`` pairs (``runs[0]`` line 12, ``topics[3].id
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -64,6 +64,7 @@ def import_collection(
     references: Sequence[dict] = (),
     qrels: str = "",
     qrels_name: str = "reference",
+    still_wanted: Callable[[], None] = lambda: None,
     **what_to_judge: Any,
 ) -> ImportSummary:
     """Create topics, documents, runs, the items to judge and the quality-control items.
@@ -99,6 +100,7 @@ def import_collection(
                 summary = replace(summary, qrels_created=reference.judged_count)
             if dry_run:
                 raise DryRun
+            still_wanted()  # an import job cancelled meanwhile stores nothing (rolled back)
     except DryRun:
         pass
     assert summary is not None
@@ -123,8 +125,12 @@ def reference_qrels(project: Project, name: str, text: str) -> ExternalQrels:
         ) from problem
 
 
-def import_from_body(project: Project, body: Any) -> ImportSummary:
-    """Validate an import body (the parsed JSON) and import it; raise ImportFailed naming each problem."""
+def import_from_body(
+    project: Project, body: Any, still_wanted: Callable[[], None] = lambda: None
+) -> ImportSummary:
+    """Validate an import body (the parsed JSON) and import it; raise ImportFailed naming each problem.
+    ``still_wanted()`` is called at the end of the storing transaction and raises to undo it (an
+    import job cancelled meanwhile)."""
     if not isinstance(body, Mapping):
         raise ImportFailed([("", "the body must be one JSON object with topics, documents, runs, items …")])
     serializer = ImportSerializer(data=body)
@@ -135,7 +141,7 @@ def import_from_body(project: Project, body: Any) -> ImportSummary:
     from_file = trec_file_topics(data.pop("trec_topics"))
     data["topics"] = [*data["topics"], *(topic for topic, _ in from_file)]
     try:
-        return import_collection(project, **data)
+        return import_collection(project, still_wanted=still_wanted, **data)
     except ImportProblem as problem:
         raise ImportFailed([in_trec_file(problem, given, [line for _, line in from_file])]) from problem
 

@@ -120,7 +120,11 @@ def run(job_id: int) -> str:
     runner = IMPORTERS[job.kind]
     try:
         with lifecycle.running(IMPORT_JOBS, job_id):
-            summary = runner(job, lambda stage, share: set_stage(job_id, stage, share))
+            summary = runner(
+                job,
+                lambda stage, share: set_stage(job_id, stage, share),
+                lambda: lifecycle.ensure_running(IMPORT_JOBS, job_id),
+            )
     except ImportFailed as failure:
         # The reason is in ``errors``, field by field, as the direct import's 400 names them.
         refused = {"stage": "refused: nothing was imported", "errors": failure.as_dict(), "body": b""}
@@ -155,7 +159,9 @@ IMPORT_JOBS = lifecycle.register(
 )
 
 
-def import_collection_job(job: ImportJob, progress: Callable[[str, float], None]) -> dict:
+def import_collection_job(
+    job: ImportJob, progress: Callable[[str, float], None], still_wanted: Callable[[], None]
+) -> dict:
     """The direct import's flow (``collection.import_from_body``) on the job's body."""
     assert job.project is not None
     try:
@@ -163,10 +169,12 @@ def import_collection_job(job: ImportJob, progress: Callable[[str, float], None]
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ImportFailed([("", f"not valid JSON: {error}")]) from error
     progress("checking and storing (all or nothing)", 0.2)
-    return asdict(import_from_body(job.project, body))
+    return asdict(import_from_body(job.project, body, still_wanted))
 
 
-Importer = Callable[[ImportJob, Callable[[str, float], None]], dict]
+# An importer takes the job, a progress callback and ``still_wanted``, which it calls at the end of its
+# storing transaction (it raises, undoing the import, if the job was cancelled meanwhile).
+Importer = Callable[[ImportJob, Callable[[str, float], None], Callable[[], None]], dict]
 # How each kind of import job is run. Bundles register theirs (``evaluation.apps``): a bundle is built
 # on top of the collection, which knows nothing of it.
 IMPORTERS: dict[str, Importer] = {ImportJob.Kind.COLLECTION: import_collection_job}

@@ -10,6 +10,8 @@ other connections) as it goes:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from evaluation.ground_truth.compute import (
     Progress,
     compute_labels,
@@ -27,6 +29,7 @@ def build_snapshot(
     method: str | None = None,
     tie_rule: str | None = None,
     progress: Progress = no_progress,
+    still_wanted: Callable[[], None] = lambda: None,
 ) -> GroundTruthSnapshot | None:
     """Write a new snapshot for the project, or return ``None`` if there is nothing new to write.
 
@@ -45,7 +48,8 @@ def build_snapshot(
        inputs meanwhile (see ``write_snapshot``). Safe to run twice at once: one snapshot results.
 
     ``progress(stage, share)`` is called as the work advances, outside any transaction, and last
-    with the reason when nothing is written.
+    with the reason when nothing is written; ``still_wanted()`` in the writing transaction, and
+    raises if nothing may be written (the job was cancelled meanwhile).
     """
     progress("loading judgements", 0.05)
     inputs = read_inputs(project_id, method, tie_rule)
@@ -56,7 +60,7 @@ def build_snapshot(
         compute_ratings(inputs, progress) if inputs.project.is_rating else compute_labels(inputs, progress)
     )
     progress(f"writing version {inputs.latest_version + 1} ({len(computed.labels)} items)", 0.9)
-    written = write_snapshot(inputs, computed)
+    written = write_snapshot(inputs, computed, still_wanted)
     if isinstance(written, str):
         progress(written, 1.0)
         return None

@@ -150,7 +150,11 @@ def compute(project_id: int, job_id: int | None = None, *, last_try: bool = True
         return None
     try:
         with lifecycle.running(GROUND_TRUTH_JOBS, job.pk):
-            snapshot = build_snapshot(project_id, progress=JobProgress(job.pk))
+            snapshot = build_snapshot(
+                project_id,
+                progress=JobProgress(job.pk),
+                still_wanted=lambda: lifecycle.ensure_running(GROUND_TRUTH_JOBS, job.pk),
+            )
     except lifecycle.JobStopped:
         return None
     except Exception as error:

@@ -5,6 +5,7 @@ meanwhile."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from django.db import connection, transaction
 
@@ -31,7 +32,9 @@ def lock_snapshot_writes(project_id: int) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [SNAPSHOT_WRITE_LOCK, project_id])
 
 
-def write_snapshot(inputs: Inputs, computed: Computed) -> GroundTruthSnapshot | str:
+def write_snapshot(
+    inputs: Inputs, computed: Computed, still_wanted: Callable[[], None] = lambda: None
+) -> GroundTruthSnapshot | str:
     """Store the snapshot and its labels in one short transaction; or say why not.
 
     Under the project's snapshot-write lock (so concurrent runs write one at a time), the newest snapshot is
@@ -41,6 +44,7 @@ def write_snapshot(inputs: Inputs, computed: Computed) -> GroundTruthSnapshot | 
     """
     with transaction.atomic():
         lock_snapshot_writes(inputs.project.pk)
+        still_wanted()  # raises if the job that computed it was cancelled meanwhile
         latest = (
             GroundTruthSnapshot.objects.filter(project_id=inputs.project.pk)
             .order_by("-version")

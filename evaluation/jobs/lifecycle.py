@@ -171,9 +171,24 @@ def progress(kind: JobKind, job_id: int, stage: str, share: float) -> None:
     )
     if not updated:
         raise JobStopped(f"{kind.name} {job_id} is no longer running")
+    if share < 1:
+        pause_for_tests()
+
+
+def pause_for_tests() -> None:
+    """Sleep ``CRANFIELD_TEST_JOB_STEP_SECONDS`` after a step (never set in production), so that a
+    fault test can kill a worker while a job is in a given stage."""
     pause = float(os.environ.get(SLOW_DOWN_FOR_TESTS) or 0)
-    if pause > 0 and share < 1:
+    if pause > 0:
         time.sleep(pause)
+
+
+def ensure_running(kind: JobKind, job_id: int) -> None:
+    """Called inside the transaction that stores a job's results: lock the job's row and raise
+    JobStopped if it is no longer running (cancelled or failed while its results were computed), so
+    that only a live job stores anything."""
+    if not kind.model.objects.select_for_update().filter(pk=job_id, status=RUNNING).exists():
+        raise JobStopped(f"{kind.name} {job_id} is no longer running")
 
 
 def finish(kind: JobKind, job_id: int, status: str = DONE, **fields: Any) -> bool:

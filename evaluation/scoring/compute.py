@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from django.db import transaction
 from django.db.models import F
 
 from annotation.crowd.io.encoding import encode
@@ -98,9 +100,15 @@ def pool_contributions(project: Project) -> dict[str, dict[str, set[str]]]:
     return contributions
 
 
-def score_run(evaluation: Evaluation, run: Run, context: ScoringContext | None = None) -> RunScore:
+def score_run(
+    evaluation: Evaluation,
+    run: Run,
+    context: ScoringContext | None = None,
+    still_wanted: Callable[[], None] = lambda: None,
+) -> RunScore:
     """Score one run in one evaluation and store it (a second call for the same pair returns the
-    stored row: a redelivered sub-task does no harm)."""
+    stored row: a redelivered sub-task does no harm). ``still_wanted`` is called in the storing
+    transaction and raises if the score must not be stored (the job was cancelled meanwhile)."""
     existing = RunScore.objects.filter(evaluation=evaluation, run=run).first()
     if existing is not None:
         return existing
@@ -119,11 +127,13 @@ def score_run(evaluation: Evaluation, run: Run, context: ScoringContext | None =
             name: check_score(qrels, ranked, context.options) for name, qrels in context.variants.items()
         },
     }
-    row, _ = RunScore.objects.get_or_create(
-        evaluation=evaluation,
-        run=run,
-        defaults={"overall": overall, "per_topic": dict(by_measure), "checks": checks},
-    )
+    with transaction.atomic():
+        still_wanted()
+        row, _ = RunScore.objects.get_or_create(
+            evaluation=evaluation,
+            run=run,
+            defaults={"overall": overall, "per_topic": dict(by_measure), "checks": checks},
+        )
     return row
 
 

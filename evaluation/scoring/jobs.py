@@ -16,6 +16,7 @@ the runs as they are when it starts): adding ten runs in a row gives one job, no
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from celery import current_app, group
 from django.db import OperationalError, transaction
@@ -159,7 +160,7 @@ def score_runs_here(evaluation_id: int, run_ids: list[int]) -> None:
     try:
         with lifecycle.running(EVALUATIONS, evaluation_id):
             for run in Run.objects.filter(pk__in=run_ids):
-                score_run(evaluation, run, context)
+                score_run(evaluation, run, context, still_wanted(evaluation_id))
                 record_progress(evaluation_id)
     except lifecycle.JobStopped:
         return
@@ -182,7 +183,8 @@ def score_one(evaluation_id: int, run_id: int) -> None:
     else:
         try:
             with lifecycle.running(EVALUATIONS, evaluation_id):
-                score_run(evaluation, run, context_for(evaluation))
+                lifecycle.pause_for_tests()
+                score_run(evaluation, run, context_for(evaluation), still_wanted(evaluation_id))
                 record_progress(evaluation_id)
         except lifecycle.JobStopped:
             return
@@ -192,6 +194,11 @@ def score_one(evaluation_id: int, run_id: int) -> None:
             fail(evaluation_id, f"run {run.tag}: {type(error).__name__}: {error}")
             raise
     finish_if_complete(evaluation_id)
+
+
+def still_wanted(evaluation_id: int) -> Callable[[], None]:
+    """A run's score is stored only while its evaluation runs (not once cancelled or failed)."""
+    return lambda: lifecycle.ensure_running(EVALUATIONS, evaluation_id)
 
 
 # The shared inputs of the evaluation this worker process scores runs of: read once per process and
@@ -228,6 +235,7 @@ def finish_if_complete(evaluation_id: int) -> bool:
         return False
     try:
         with lifecycle.running(EVALUATIONS, evaluation_id):
+            lifecycle.pause_for_tests()
             checks = evaluation_checks(evaluation)
     except Exception as error:
         fail(evaluation_id, f"checks: {type(error).__name__}: {error}")

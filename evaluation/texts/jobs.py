@@ -18,6 +18,7 @@ import logging
 from collections.abc import Sequence
 
 from celery import current_app, group
+from django.conf import settings
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
@@ -89,15 +90,17 @@ def fail(evaluation_id: int, error: str) -> None:
     lifecycle.fail(TEXT_EVALUATIONS, evaluation_id, error)
 
 
-# Outputs per sub-task: TER (sacrebleu) takes ~20-40 ms on an output of a few sentences, so a part
-# takes seconds, well inside the worker's time limit whatever the campaign's size, and reports
-# progress as it goes; the parts of one job run on as many worker processes as there are.
-OUTPUTS_PER_PART = 200
+def outputs_per_part() -> int:
+    """Outputs per sub-task (setting ``TEXT_OUTPUTS_PER_PART``, 200): TER takes milliseconds on an
+    output of a few sentences, so a part takes seconds, well inside the worker's time limit whatever
+    the campaign's size, and reports progress as it goes; the parts of one job run on as many worker
+    processes as there are."""
+    return max(1, int(settings.TEXT_OUTPUTS_PER_PART))
 
 
 def start(evaluation_id: int) -> int:
     """The task ``tasks.run_text_evaluation``: claim a queued job (a redelivered message does nothing):
-    fix its outputs and fan them out in parts of ``OUTPUTS_PER_PART``, one sub-task each
+    fix its outputs and fan them out in parts of ``outputs_per_part()``, one sub-task each
     (``score_text_part``); without a worker, score the parts here one after the other. A job started again
     after a loss starts its parts afresh (what its earlier attempt stored is removed first). Returns how
     many outputs were sent."""
@@ -108,7 +111,8 @@ def start(evaluation_id: int) -> int:
         if evaluation.attempts > 1:
             OutputScore.objects.filter(evaluation_id=evaluation_id).delete()
         task_ids = list(output_tasks(evaluation.project).values_list("pk", flat=True))
-        parts = [task_ids[i : i + OUTPUTS_PER_PART] for i in range(0, len(task_ids), OUTPUTS_PER_PART)]
+        size = outputs_per_part()
+        parts = [task_ids[i : i + size] for i in range(0, len(task_ids), size)]
         TextEvaluation.objects.filter(pk=evaluation_id).update(part_count=len(parts), parts_done={})
         lifecycle.progress(TEXT_EVALUATIONS, evaluation_id, f"scoring {len(task_ids):,} outputs", 0.02)
     except lifecycle.JobStopped:
@@ -137,6 +141,7 @@ def score_one_part(evaluation_id: int, number: int, task_ids: list[int]) -> None
     try:
         with lifecycle.running(TEXT_EVALUATIONS, evaluation_id):
             tasks, result = score_part(evaluation, task_ids)
+            lifecycle.pause_for_tests()
             store_part(evaluation_id, number, tasks, result)
     except lifecycle.JobStopped:
         return
@@ -189,7 +194,7 @@ def store_part(evaluation_id: int, number: int, tasks: list[Task], result: TextS
         }
         done = len(locked.parts_done)
         locked.progress = 0.95 * done / locked.part_count
-        locked.stage = f"scored {done:,} of {locked.part_count:,} parts of {OUTPUTS_PER_PART} outputs"
+        locked.stage = f"scored {done:,} of {locked.part_count:,} parts of {outputs_per_part()} outputs"
         locked.heartbeat_at = timezone.now()
         locked.save(update_fields=["parts_done", "progress", "stage", "heartbeat_at"])
         if done == locked.part_count:

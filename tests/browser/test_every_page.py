@@ -40,7 +40,7 @@ from evaluation.collection.flow import import_collection
 from evaluation.demo import DEMO_ANNOTATORS, DEMO_PASSWORD, DEMO_PROJECT_NAME, DEMO_RESEARCHER
 from evaluation.demo.text_campaign import DEMO_TEXT_PROJECT_NAME
 from evaluation.jobs import embedded
-from evaluation.models import Evaluation, GroundTruthSnapshot
+from evaluation.models import Evaluation, GroundTruthJob, GroundTruthSnapshot
 from tests.browser.conftest import log_in
 from tests.browser.test_accessibility_in_browser import CONTRAST_FAILURES
 from tests.foundation.test_access_matrix import ACCOUNT_PAGES, ANNOTATOR_PAGES, PUBLIC, routes, url_for
@@ -147,11 +147,13 @@ def build_world() -> World:
     snapshot = GroundTruthSnapshot.objects.filter(project=relevance).order_by("-version").first()
     evaluation = Evaluation.objects.filter(project=relevance, status="done").order_by("-id").first()
     run = relevance.runs.order_by("id").first()
+    job = GroundTruthJob.objects.create(project=relevance, status="done", snapshot=snapshot)
     item = relevance.tasks.filter(kind=Task.Kind.ITEM, judgements__isnull=False).order_by("pool_rank").first()
     values = {
         "project_id": relevance.pk,
         "run_id": run.pk,
         "evaluation_id": evaluation.pk,
+        "job_id": job.pk,
         "version": snapshot.version,
         "judgement_id": judgement.pk,
         "task_id": item.pk,

@@ -284,7 +284,7 @@ def test_the_job_clears_the_debounce_flag_before_it_reads(researcher, annotators
     monkeypatch.setattr(
         tasks,
         "build_snapshot",
-        lambda pk, progress: seen.append(Project.objects.get(pk=pk).ground_truth_pending),
+        lambda pk, progress, still_wanted: seen.append(Project.objects.get(pk=pk).ground_truth_pending),
     )
     compute_ground_truth(project.pk)
     assert seen == [False]

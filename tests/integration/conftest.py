@@ -51,15 +51,12 @@ def forget_broker_connections(app) -> None:
     app.amqp._producer_pool = None
 
 
-def start_worker(
-    redis_url: str, log_path: Path, name: str, extra_env: dict[str, str] | None = None, pool: str = "solo"
-) -> WorkerProcess:
-    """Start ``celery worker`` (solo pool, or ``prefork`` with one child as in production) on the test
-    database and Redis; return once it is ready."""
+def process_environment(redis_url: str, extra_env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a worker or beat process: the test database, the given Redis, DEBUG off."""
     from django.db import connection
 
     database = connection.settings_dict
-    env = {
+    return {
         **os.environ,
         "DATABASE_URL": (
             f"postgres://{database['USER']}@{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}"
@@ -70,36 +67,52 @@ def start_worker(
         "SECRET_KEY": "integration-test-secret-not-the-development-one",
         **(extra_env or {}),
     }
+
+
+def start_celery(arguments: list[str], env: dict[str, str], log_path: Path, ready: str) -> WorkerProcess:
+    """``celery -A cranfield <arguments>`` in the project folder; return once its log shows ``ready``."""
     log = open(log_path, "w")  # noqa: SIM115 - closed by WorkerProcess.stop
     celery = Path(sys.executable).with_name("celery")
     process = subprocess.Popen(
-        [
-            str(celery),
-            "-A",
-            "cranfield",
-            "worker",
-            f"--pool={pool}",
-            *(["--concurrency=1"] if pool == "prefork" else []),
-            "--loglevel=INFO",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-n",
-            f"{name}@%h",
-        ],
+        [str(celery), "-A", "cranfield", *arguments],
         cwd=PROJECT_DIR,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    worker = WorkerProcess(process, log_path, log)
+    started = WorkerProcess(process, log_path, log)
     deadline = time.monotonic() + 60
-    while "ready." not in log_path.read_text():
+    while ready not in log_path.read_text():
         if process.poll() is not None or time.monotonic() > deadline:
-            worker.stop()
-            pytest.fail(f"celery worker did not start:\n{log_path.read_text()}")
-        time.sleep(0.2)
-    return worker
+            started.stop()
+            pytest.fail(f"celery {arguments[0]} did not start:\n{log_path.read_text()}")
+        time.sleep(0.1)
+    return started
+
+
+def start_worker(
+    redis_url: str, log_path: Path, name: str, extra_env: dict[str, str] | None = None, pool: str = "solo"
+) -> WorkerProcess:
+    """Start ``celery worker`` (solo pool, or ``prefork`` with one child as in production) on the test
+    database and Redis; return once it is ready."""
+    arguments = [
+        "worker",
+        f"--pool={pool}",
+        *(["--concurrency=1"] if pool == "prefork" else []),
+        "--loglevel=INFO",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+        "-n",
+        f"{name}@%h",
+    ]
+    return start_celery(arguments, process_environment(redis_url, extra_env), log_path, "ready.")
+
+
+def start_beat(redis_url: str, log_path: Path, extra_env: dict[str, str] | None = None) -> WorkerProcess:
+    """Start ``celery beat`` (its schedule file beside its log), as production runs it."""
+    arguments = ["beat", "--loglevel=INFO", "-s", str(log_path.with_suffix(".schedule"))]
+    return start_celery(arguments, process_environment(redis_url, extra_env), log_path, "Starting...")
 
 
 @pytest.fixture

@@ -330,15 +330,13 @@ def test_a_text_evaluation_the_broker_lost_is_sent_again_by_recovery(researcher,
 
 
 def test_a_job_in_many_parts_stores_what_the_pure_function_gives_for_all_outputs_at_once(
-    researcher, text_project, django_capture_on_commit_callbacks, monkeypatch
+    researcher, text_project, django_capture_on_commit_callbacks, settings
 ):
     """18 outputs in parts of 4 (5 parts, one short), one input without references: the stored
     scores, per-system means, signatures and unscored outputs equal one call on every output."""
-    from evaluation.texts import jobs as text_evaluation
-
     project, references = text_project
     Reference.objects.filter(project=project, input_id="in5").delete()
-    monkeypatch.setattr(text_evaluation, "OUTPUTS_PER_PART", 4)
+    settings.TEXT_OUTPUTS_PER_PART = 4
     job = run_text_evaluation(researcher, project, django_capture_on_commit_callbacks)
     evaluation = TextEvaluation.objects.get(pk=job["id"])
     assert evaluation.part_count == 5 and len(evaluation.parts_done) == 5
