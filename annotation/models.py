@@ -8,6 +8,7 @@ lease that expires and returns the slot to the pool.
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from datetime import timedelta
 
 from django.conf import settings
@@ -344,6 +345,22 @@ def even_k_warning(k: int, method: str, tie_rule: str) -> str | None:
     )
 
 
+class MembershipQuerySet(models.QuerySet["Membership"]):
+    def locked(self, project: Project, annotator) -> Membership | None:
+        """The annotator's membership row, locked for this transaction, and no other row.
+
+        of=("self",) and no ordering: Membership's default ordering joins the project and user tables,
+        and FOR UPDATE would then lock the project row too, so every claim in a project would queue
+        behind the others and deadlock with submissions updating that row (the load benchmark found it).
+        """
+        return (
+            self.select_for_update(of=("self",))
+            .filter(project=project, annotator=annotator)
+            .order_by("pk")
+            .first()
+        )
+
+
 class Membership(models.Model):
     """An annotator in a project: how they came in, whether they passed the qualification and whether
     they are blocked."""
@@ -373,6 +390,8 @@ class Membership(models.Model):
         "Invitation", on_delete=models.SET_NULL, null=True, blank=True, related_name="memberships"
     )
     joined_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MembershipQuerySet.as_manager()
 
     class Meta:
         ordering = ["project", "annotator"]
@@ -701,6 +720,19 @@ class JudgementRevision(models.Model):
         return f"judgement {self.judgement_id} r{self.number}"
 
 
+class AdjudicationQuerySet(models.QuerySet["Adjudication"]):
+    def in_force(self, project: Project, task_ids: Collection[int] | None = None) -> dict[int, Adjudication]:
+        """The decision in force on each item that has one: its newest ``Adjudication``, if it has a
+        label."""
+        rows = self.filter(project=project).select_related("researcher")
+        if task_ids is not None:
+            rows = rows.filter(task_id__in=task_ids)
+        newest: dict[int, Adjudication] = {}
+        for row in rows.order_by("task_id", "-created_at", "-id"):
+            newest.setdefault(row.task_id, row)
+        return {task: row for task, row in newest.items() if row.label is not None}
+
+
 class Adjudication(models.Model):
     """A researcher's decision on an item's label, overriding the crowd's aggregate in the ground truth.
 
@@ -716,6 +748,8 @@ class Adjudication(models.Model):
     label = models.SmallIntegerField(null=True, blank=True, help_text="None: the decision was withdrawn.")
     note = models.TextField(blank=True, max_length=2000)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AdjudicationQuerySet.as_manager()
 
     class Meta:
         ordering = ["task", "-created_at", "-id"]

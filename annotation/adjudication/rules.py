@@ -29,7 +29,7 @@ from django.db.models import Count, F
 from django.utils import timezone
 
 from annotation.crowd.adjudication import DISPUTED, TIE, referrals
-from annotation.judging.counts import forget_task_facts
+from annotation.items.counts import forget_task_facts
 from annotation.models import AdjudicatedBy, Adjudication, Judgement, Project, Task
 from annotation.signals import announce_judgements_changed
 from annotation.task_types import AnswerError
@@ -115,7 +115,7 @@ def close_or_refer(project: Project, task_ids: Collection[int]) -> set[int]:
         return set()
     fresh = [task for task, referred in reached.items() if not referred]
     reasons = referrals_of(project, fresh) if fresh else {}
-    for task in decisions_in_force(project, reasons) if reasons else ():
+    for task in Adjudication.objects.in_force(project, reasons) if reasons else ():
         del reasons[task]  # a researcher has decided these already: no one else needs to
     now = timezone.now()
     for reason in (DISPUTED, TIE):
@@ -198,17 +198,6 @@ def _withdraw(items, route: str, keep: set[int]) -> int:
 # -- by hand -------------------------------------------------------------------------------------
 
 
-def decisions_in_force(project: Project, task_ids: Collection[int] | None = None) -> dict[int, Adjudication]:
-    """The decision in force on each item that has one: its newest ``Adjudication``, if it has a label."""
-    rows = Adjudication.objects.filter(project=project).select_related("researcher")
-    if task_ids is not None:
-        rows = rows.filter(task_id__in=task_ids)
-    newest: dict[int, Adjudication] = {}
-    for row in rows.order_by("task_id", "-created_at", "-id"):
-        newest.setdefault(row.task_id, row)
-    return {task: row for task, row in newest.items() if row.label is not None}
-
-
 def settle_refusal(project: Project, task: Task) -> str | None:
     """Why this item cannot be settled by hand, or None if it can."""
     if not project.has_labels:
@@ -246,7 +235,7 @@ def settle(task: Task, researcher, label: int | None, note: str = "") -> Adjudic
             ]
         except AnswerError as error:
             raise AdjudicationError(str(error)) from error
-    elif task.pk not in decisions_in_force(project, [task.pk]):
+    elif task.pk not in Adjudication.objects.in_force(project, [task.pk]):
         raise AdjudicationError("This item has no decision to withdraw.")
     with transaction.atomic():
         decision = Adjudication.objects.create(

@@ -29,7 +29,6 @@ from django.db.models import (
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Cast
 
-from annotation.adjudication.rules import decisions_in_force
 from annotation.crowd.adjudication import disagree, disputed, label_tally, majority_share, rating_spread
 from annotation.models import AdjudicatedBy, Adjudication, Judgement, Membership, Project, Task
 from annotation.task_types import LIKERT_GOLD_TOLERANCE
@@ -196,7 +195,7 @@ def facts_of(project: Project, tasks: list[Task]) -> list[ItemFacts]:
     judgements = Judgement.objects.filter(task_id__in=list(answers)).order_by("created_at", "id")
     for task_id, answer in judgements.values_list("task_id", "answer"):
         answers[task_id].append(answer)
-    decisions = decisions_in_force(project, list(answers))
+    decisions = Adjudication.objects.in_force(project, list(answers))
     return [facts(project, task, answers[task.pk], decisions.get(task.pk)) for task in tasks]
 
 

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from annotation.crowd.quality.attention import degrade_text
-from annotation.judging.counts import forget_task_facts
+from annotation.items.counts import forget_task_facts
 from annotation.models import Document, Project, Task, Topic
 from annotation.task_types import AnswerError
 

@@ -31,7 +31,7 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from annotation.adjudication.rules import close_or_refer
-from annotation.judging.counts import has_qualification_items
+from annotation.items.counts import has_qualification_items
 from annotation.models import (
     Assignment,
     Document,
@@ -95,21 +95,6 @@ def _in_one_transaction(work: Callable[[], T]) -> T:
 def membership(project: Project, annotator) -> Membership | None:
     # order_by("pk"): the default ordering would join the project and user tables for nothing.
     return Membership.objects.filter(project=project, annotator=annotator).order_by("pk").first()
-
-
-def locked_membership(project: Project, annotator) -> Membership | None:
-    """The annotator's membership row, locked for this transaction, and no other row.
-
-    of=("self",) and no ordering: Membership's default ordering joins the project and user tables,
-    and FOR UPDATE would then lock the project row too, so every claim in a project would queue
-    behind the others and deadlock with submissions updating that row (the load benchmark found it).
-    """
-    return (
-        Membership.objects.select_for_update(of=("self",))
-        .filter(project=project, annotator=annotator)
-        .order_by("pk")
-        .first()
-    )
 
 
 def needs_qualification(project: Project) -> bool:
@@ -369,7 +354,7 @@ def claim_next_task(
 
     ``shown``: the caller renders the task in its response, so a new lease is stamped as shown
     now (``mark_shown`` stamps a lease the annotator already held). ``member``: the annotator's
-    membership row, already locked by the caller in this transaction (``locked_membership``).
+    membership row, already locked by the caller in this transaction (``Membership.objects.locked``).
     ``lease_just_ended``: the caller, holding that lock, has just submitted or skipped the
     annotator's lease, so there is no live one to hand back (step 1 is skipped).
 
@@ -388,7 +373,7 @@ def claim_next_task(
     def claim() -> Assignment | None:
         # One claim at a time per annotator and project (a double click must not lease two tasks):
         # the membership row is theirs alone, so this lock never makes others wait.
-        locked = member or locked_membership(project, annotator)
+        locked = member or Membership.objects.locked(project, annotator)
         if not lease_just_ended:
             current = live_assignment(project, annotator, with_task=False)  # the page loads its own
             if current is not None:

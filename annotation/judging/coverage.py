@@ -22,8 +22,8 @@ from django.db.models import Count, ExpressionWrapper, F, IntegerField, Q, Query
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
+from annotation.items.counts import forget_task_facts
 from annotation.judging.assignment import needs_qualification, release_expired_assignments
-from annotation.judging.counts import forget_task_facts
 from annotation.models import Assignment, Membership, Project, Task
 
 if TYPE_CHECKING:  # a type checker's helper, installed with the dev extra only: never at run time

@@ -23,6 +23,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from annotation.items.counts import item_counts
 from annotation.judging.assignment import (
     AssignmentError,
     ItemsBusy,
@@ -39,7 +40,6 @@ from annotation.judging.assignment import (
     submit_judgement,
     work_refusal,
 )
-from annotation.judging.counts import item_counts
 from annotation.judging.display.highlight import query_terms
 from annotation.judging.display.reading import text_part
 from annotation.models import Assignment, Judgement, Membership, Project, Task

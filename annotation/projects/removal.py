@@ -25,8 +25,8 @@ from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
+from annotation.items.counts import forget_task_facts
 from annotation.judging.assignment import release_lease
-from annotation.judging.counts import forget_task_facts
 from annotation.models import (
     Assignment,
     Document,

@@ -10,8 +10,7 @@ from collections.abc import Mapping
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.judging.assignment import locked_membership
-from annotation.models import Project, QualificationAttempt, Task
+from annotation.models import Membership, Project, QualificationAttempt, Task
 from annotation.task_types import AnswerError
 
 
@@ -56,7 +55,7 @@ def grade_qualification(project: Project, annotator, form: Mapping[str, str]) ->
     locked while grading, so two tabs cannot take more attempts than allowed.
     """
     with transaction.atomic():
-        member = locked_membership(project, annotator)
+        member = Membership.objects.locked(project, annotator)
         if member is None:
             raise QualificationError("You are not an annotator of this project.")
         if member.blocked:

@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.judging.counts import forget_task_facts
+from annotation.items.counts import forget_task_facts
 from annotation.models import Assignment, Judgement, Project, ProjectEvent, Task
 from annotation.projects.history import Change, Refused, plural, record
 from evaluation.models import Evaluation, Run, RunEntry

@@ -14,9 +14,16 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.adjudication.rules import decisions_in_force
 from annotation.crowd.aggregation.ties import tie_rule_named
-from annotation.models import AdjudicatedBy, Judgement, JudgementRevision, Membership, Project, Task
+from annotation.models import (
+    AdjudicatedBy,
+    Adjudication,
+    Judgement,
+    JudgementRevision,
+    Membership,
+    Project,
+    Task,
+)
 
 # The tie-break of the votes that are not the project's own majority vote (the gold-weighted
 # method's equal scores, the leaderboard's alternative ground truths): the lower label.
@@ -193,7 +200,7 @@ def adjudication_inputs(project: Project, judgements) -> tuple[dict, dict]:
             "note": decision.note,
             "decision": decision.pk,
         }
-        for task, decision in decisions_in_force(project).items()
+        for task, decision in Adjudication.objects.in_force(project).items()
     }
     extra: dict = {}
     rows = (

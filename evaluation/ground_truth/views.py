@@ -8,11 +8,11 @@ researcher or not, gets 404 with no hint that the project exists)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import F
+from django.db.models import Count, F
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -32,9 +32,8 @@ from evaluation.ground_truth.report import (
     requested_version,
 )
 from evaluation.ground_truth.ties import TIES_ON_PAGE, tie_report
-from evaluation.items.browser import adjudication_counts
 from evaluation.jobs.views import cancel_from_page
-from evaluation.models import GroundTruthJob, GroundTruthSnapshot
+from evaluation.models import GroundTruthJob, GroundTruthSnapshot, SnapshotLabel
 
 # Rows of each diff list shown on the page; the API lists them all.
 DIFF_ROWS_ON_PAGE = 500
@@ -45,6 +44,21 @@ WEIGHTS_NOTES = {"linear": "Linearly weighted kappa.", "quadratic": "Quadratical
 
 class BadRequest(Exception):
     """Answered as a 400 page by ``answers_bad_request``."""
+
+
+def adjudication_counts(snapshot_ids: Iterable[int]) -> dict[int, dict[str, int]]:
+    """Per snapshot, how many of its items were adjudicated by an extra assessor and by a researcher."""
+    counts: dict[int, dict[str, int]] = {}
+    rows = (
+        SnapshotLabel.objects.filter(snapshot_id__in=list(snapshot_ids))
+        .exclude(adjudicated_by="")
+        .values_list("snapshot_id", "adjudicated_by")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for snapshot_id, how, n in rows:
+        counts.setdefault(snapshot_id, {})[how] = n
+    return counts
 
 
 def answers_bad_request(view):

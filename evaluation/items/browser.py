@@ -14,8 +14,6 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count
-
 from annotation.models import Project, Task
 from evaluation.ground_truth.ties import describe_state
 from evaluation.models import GroundTruthSnapshot, SnapshotLabel
@@ -49,21 +47,6 @@ def ground_truth_of(
     return {
         task: aggregate_of(project, row, version) for task, row in snapshot_labels(snapshot, task_ids).items()
     }
-
-
-def adjudication_counts(snapshot_ids: Iterable[int]) -> dict[int, dict[str, int]]:
-    """Per snapshot, how many of its items were adjudicated by an extra assessor and by a researcher."""
-    counts: dict[int, dict[str, int]] = {}
-    rows = (
-        SnapshotLabel.objects.filter(snapshot_id__in=list(snapshot_ids))
-        .exclude(adjudicated_by="")
-        .values_list("snapshot_id", "adjudicated_by")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
-    for snapshot_id, how, n in rows:
-        counts.setdefault(snapshot_id, {})[how] = n
-    return counts
 
 
 def label_name(project: Project, label: int | None) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.db.models import Count, Q
 
+from annotation.items.counts import item_counts
 from annotation.judging.assignment import claim_next_task, submit_judgement
-from annotation.judging.counts import item_counts
 from annotation.models import Task
 from evaluation.collection.flow import import_collection
 from tests.annotation.factories import make_project
@@ -51,8 +51,8 @@ def test_cached_counts_are_served_without_a_query(researcher, annotators, django
 
 
 def test_the_qualification_flag_follows_an_import_of_qualification_items(researcher, annotators):
+    from annotation.items.counts import has_qualification_items
     from annotation.judging.assignment import work_refusal
-    from annotation.judging.counts import has_qualification_items
 
     project = make_project(researcher, annotators, k=1)
     assert has_qualification_items(project.pk) is False

@@ -1,6 +1,7 @@
 """The house's shape, held by tests: each app's top level is a table of contents (Django's conventional
 modules only, every feature in a package), every folder of Python files is a package, no module of the
-product takes part in an import cycle (imports inside functions count), and every module that says it
+product takes part in an import cycle (imports inside functions count) nor any feature package in a
+cycle of features, and every module that says it
 is pure is in the purity contract (pyproject.toml's import-linter contracts, run by test_static_checks)."""
 
 from __future__ import annotations
@@ -125,6 +126,35 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_module_of_the_product_takes_part_in_an_import_cycle():
     assert cycles(import_graph(product_modules())) == []
+
+
+def feature_of(module: str) -> str:
+    """The feature a module belongs to: its app's package (``evaluation.scoring``), the app's module
+    itself at the top (``annotation.models``), or the command line."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def feature_graph(modules: dict[str, set[str]]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for name, imported in modules.items():
+        source = feature_of(name)
+        graph.setdefault(source, set()).update(
+            feature_of(target) for target in imported if feature_of(target) != source
+        )
+    return graph
+
+
+def test_no_feature_package_takes_part_in_a_cycle_of_features():
+    """Control flows down between folders too, not only between modules: two features that import
+    each other (judging and adjudication did, through the task facts cache) are one feature or
+    have something that belongs below both."""
+    assert cycles(feature_graph(import_graph(product_modules()))) == []
+
+
+def test_the_feature_graph_sees_a_cycle_through_two_modules_that_are_not_one():
+    modules = {"app.a.x": {"app.b.y"}, "app.b.y": set(), "app.b.z": {"app.a.w"}, "app.a.w": set()}
+    assert cycles(feature_graph(modules)) == [["app.a", "app.b"]]
 
 
 def test_the_cycle_finder_finds_a_planted_cycle_through_a_function_level_import():
