@@ -763,9 +763,11 @@ def restore_judgements(
         batch_size=2000,
     )
     per_task = Counter(j.task_id for j in judgements)
-    tasks = list(Task.objects.filter(pk__in=per_task))
+    # Only items take slots of k; gold, qualification and check items are judged by everyone who
+    # meets them and keep their own state (a judged gold item has k = 0 and no slot taken).
+    tasks = list(Task.objects.filter(pk__in=per_task, kind=Task.Kind.ITEM))
     for task in tasks:
-        task.slots_taken = per_task[task.pk]
+        task.slots_taken = min(per_task[task.pk], task.required_judgements)
         task.completed = task.slots_taken >= task.required_judgements
     Task.objects.bulk_update(tasks, ["slots_taken", "completed"], batch_size=2000)
     return [j.pk for j in judgements]

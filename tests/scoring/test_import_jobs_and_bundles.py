@@ -9,12 +9,14 @@ import gzip
 import io
 import json
 import zipfile
+from collections import Counter
 
 import pytest
 from django.test import TestCase, override_settings
 from django.urls import reverse
 
-from annotation.models import Document, Judgement, Project, Task, Topic
+from annotation.models import Document, Judgement, JudgementRevision, Project, Task, Topic
+from evaluation.collection.flow import import_collection
 from evaluation.jobs import embedded
 from evaluation.models import Evaluation, GroundTruthSnapshot, ImportJob, Run, RunEntry
 from tests.annotation.factories import make_project
@@ -406,3 +408,68 @@ def test_a_bundle_written_before_tie_rules_keeps_the_lower_label_and_a_withdrawn
     assert copy.runs.get(tag="runB").withdrawn_at is not None
     newest = Evaluation.objects.filter(project=copy).order_by("-pk").first()
     assert list(newest.scores.values_list("run__tag", flat=True)) == ["runA"]
+
+
+def test_a_project_with_judged_gold_qualification_corrections_snapshots_and_qrels_round_trips(
+    researcher, annotators, django_capture_on_commit_callbacks
+):
+    """Issue 27: a bundle of a project whose gold items were judged failed on ``task_slots_within_k``
+    (the restore gave a gold item, k = 0, a slot per judgement). Every kind of item, a corrected
+    judgement, two snapshots and external qrels come back as they were."""
+    from annotation.judging.assignment import correct_judgement
+    from evaluation.ground_truth.build import build_snapshot
+    from tests.groundtruth.builders import judge
+
+    project = Project.objects.create(name="Everything", owner=researcher, assignments_per_task=2)
+    project.annotators.set(annotators)
+    import_collection(
+        project,
+        topics=[{"id": "1", "title": "gas flow"}],
+        documents=[{"id": f"d{i}", "text": f"document {i}"} for i in range(10)],
+        items=[{"topic": "1", "document": f"d{i}"} for i in range(6)],
+        gold=[{"topic": "1", "document": f"d{i}", "answer": {"label": i % 2}} for i in (6, 7)],
+        qualification=[{"topic": "1", "document": f"d{i}", "answer": {"label": i % 2}} for i in (8, 9)],
+    )
+    tasks = {task.document.external_id: task for task in project.tasks.select_related("document")}
+    for name, task in tasks.items():
+        for index, annotator in enumerate(annotators[:2]):
+            judge(task, annotator, (int(name[1:]) + index) % 2)
+    # As the engine leaves them: each item's two slots taken (the builder stores judgements only).
+    project.tasks.filter(kind=Task.Kind.ITEM).update(slots_taken=2, completed=True)
+    build_snapshot(project.pk)
+    corrected = Judgement.objects.get(task=tasks["d0"], annotator=annotators[0])
+    correct_judgement(corrected.pk, annotators[0], 1 - corrected.label)
+    build_snapshot(project.pk)
+    project.external_qrels.create(
+        name="official", judgements={"1": {"d0": 1, "d1": 0}}, judged_count=2, relevant_count=1
+    )
+    assert Counter(project.tasks.values_list("kind", flat=True)) == {"item": 6, "gold": 2, "qualification": 2}
+
+    job = import_bundle(researcher, bundle_of(researcher, project), django_capture_on_commit_callbacks)
+    assert job["status"] == "done", job
+    copy = Project.objects.get(pk=job["summary"]["project"])
+
+    def kinds_and_slots(p):
+        return sorted(
+            p.tasks.values_list(
+                "document__external_id", "kind", "required_judgements", "slots_taken", "completed"
+            )
+        )
+
+    assert kinds_and_slots(copy) == kinds_and_slots(project)
+    assert judgements(copy) == judgements(project)
+    assert sorted(
+        JudgementRevision.objects.filter(judgement__project=copy).values_list(
+            "judgement__task__document__external_id", "judgement__annotator__username", "number", "label"
+        )
+    ) == sorted(
+        JudgementRevision.objects.filter(judgement__project=project).values_list(
+            "judgement__task__document__external_id", "judgement__annotator__username", "number", "label"
+        )
+    )
+    assert [labels(s) for s in copy.snapshots.order_by("version")] == [
+        labels(s) for s in project.snapshots.order_by("version")
+    ]
+    assert list(copy.external_qrels.values_list("name", "judgements")) == [
+        ("official", {"1": {"d0": 1, "d1": 0}})
+    ]
