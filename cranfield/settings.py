@@ -247,6 +247,14 @@ REST_FRAMEWORK = {
 # chunks up to IMPORT_JOB_MAX_BYTES and imported by a worker.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BODY_MB", "10")) * 1024 * 1024
 IMPORT_JOB_MAX_BYTES = int(os.environ.get("IMPORT_JOB_MAX_MB", "1024")) * 1024 * 1024
+# A bundle's files unpacked: checked against the ZIP's own sizes before anything is read (zipfile stops a
+# member that inflates past its stated size), so a small bundle cannot unpack into gigabytes.
+BUNDLE_MAX_UNPACKED_BYTES = int(os.environ.get("BUNDLE_MAX_UNPACKED_MB", "4096")) * 1024 * 1024
+# Real JSON Lines deflate 3-15x; a member over 1 MiB that claims more than this is refused as a ZIP bomb
+# (deflate reaches about 1,000x on one repeated byte).
+BUNDLE_MAX_COMPRESSION_RATIO = int(os.environ.get("BUNDLE_MAX_COMPRESSION_RATIO", "100"))
+# One line of a bundle's JSON Lines files (a document's text is far below it).
+BUNDLE_MAX_LINE_BYTES = int(os.environ.get("BUNDLE_MAX_LINE_MB", "16")) * 1024 * 1024
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Cranfield API",

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import IO, Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
@@ -416,10 +417,12 @@ def evaluation_entries(project: Project) -> list[dict]:
 
 
 def read_archive(data: bytes) -> tuple[zipfile.ZipFile, dict]:
-    """Open the bundle and check its manifest and every file's checksum; ImportFailed names the file."""
+    """Open the bundle and check its manifest, the unpacked size of its files (``check_sizes``) and
+    every file's checksum, reading each in chunks; ImportFailed names the file."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-        manifest = json.loads(archive.read("manifest.json"))
+        check_sizes(archive)
+        manifest = json.loads(read_small(archive, "manifest.json"))
     except (zipfile.BadZipFile, KeyError, ValueError) as error:
         raise ImportFailed([("", f"not a Cranfield bundle (a ZIP with manifest.json): {error}")]) from error
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -437,9 +440,17 @@ def read_archive(data: bytes) -> tuple[zipfile.ZipFile, dict]:
     files = manifest.get("files")
     if not isinstance(files, dict):
         raise ImportFailed([("manifest.json", "files must list every file with its sha256")])
+    unlisted = sorted(set(archive.namelist()) - set(files) - {"manifest.json"})
+    if unlisted:
+        raise ImportFailed(
+            [
+                (name, "in the bundle but not among the manifest's files: it cannot be checked")
+                for name in unlisted
+            ]
+        )
     for name, expected in files.items():
         try:
-            digest = hashlib.sha256(archive.read(name)).hexdigest()
+            digest = sha256_of(archive, name)
         except KeyError:
             raise ImportFailed([(name, "listed in the manifest but missing from the bundle")]) from None
         if digest != expected.get("sha256"):
@@ -447,10 +458,69 @@ def read_archive(data: bytes) -> tuple[zipfile.ZipFile, dict]:
     return archive, manifest
 
 
-def lines(archive: zipfile.ZipFile, name: str) -> Iterator[tuple[str, dict]]:
-    """The objects of a JSON Lines file, each with its ``file line N`` for error messages."""
+MIB = 1 << 20
+
+
+def check_sizes(archive: zipfile.ZipFile) -> None:
+    """Refuse a bundle before reading it if its files unpack past ``BUNDLE_MAX_UNPACKED_BYTES`` or a
+    file over 1 MiB claims a compression ratio past ``BUNDLE_MAX_COMPRESSION_RATIO`` (a ZIP bomb).
+    The sizes are the ZIP's own; zipfile stops a member that inflates past its stated size."""
+    total = 0
+    for member in archive.infolist():
+        total += member.file_size
+        ratio = member.file_size / max(member.compress_size, 1)
+        if member.file_size > MIB and ratio > settings.BUNDLE_MAX_COMPRESSION_RATIO:
+            raise ImportFailed(
+                [
+                    (
+                        member.filename,
+                        f"unpacks to {member.file_size:,} bytes from {member.compress_size:,} "
+                        f"({ratio:,.0f} times; at most {settings.BUNDLE_MAX_COMPRESSION_RATIO} are "
+                        "accepted): refused as a ZIP bomb",
+                    )
+                ]
+            )
+    if total > settings.BUNDLE_MAX_UNPACKED_BYTES:
+        raise ImportFailed(
+            [
+                (
+                    "",
+                    f"the bundle's files unpack to {total:,} bytes, over the "
+                    f"{settings.BUNDLE_MAX_UNPACKED_BYTES:,} accepted (BUNDLE_MAX_UNPACKED_MB)",
+                )
+            ]
+        )
+
+
+def sha256_of(archive: zipfile.ZipFile, name: str) -> str:
+    digest = hashlib.sha256()
     with archive.open(name) as handle:
-        for number, raw in enumerate(io.TextIOWrapper(handle, encoding="utf-8"), start=1):
+        while chunk := handle.read(MIB):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+# The manifest lists the files, snapshots and evaluations: kilobytes, whatever the collection's size.
+MANIFEST_MAX_BYTES = 16 * MIB
+
+
+def read_small(archive: zipfile.ZipFile, name: str) -> bytes:
+    """A file read whole (the manifest), refused past ``MANIFEST_MAX_BYTES``."""
+    if archive.getinfo(name).file_size > MANIFEST_MAX_BYTES:
+        raise ValueError(f"{name} is over {MANIFEST_MAX_BYTES:,} bytes")
+    return archive.read(name)
+
+
+def lines(archive: zipfile.ZipFile, name: str) -> Iterator[tuple[str, dict]]:
+    """The objects of a JSON Lines file, each with its ``file line N`` for error messages; a line
+    longer than ``BUNDLE_MAX_LINE_BYTES`` is refused as it is read, never held whole."""
+    limit = settings.BUNDLE_MAX_LINE_BYTES
+    with archive.open(name) as handle:
+        number = 0
+        while raw := handle.readline(limit + 1):
+            number += 1
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                raise ImportFailed([(f"{name} line {number}", f"longer than {limit:,} bytes")])
             if raw.strip():
                 yield f"{name} line {number}", json.loads(raw)
 

@@ -473,3 +473,61 @@ def test_a_project_with_judged_gold_qualification_corrections_snapshots_and_qrel
     assert list(copy.external_qrels.values_list("name", "judgements")) == [
         ("official", {"1": {"d0": 1, "d1": 0}})
     ]
+
+
+def with_file(data: bytes, name: str, content: bytes, *, listed: bool = True) -> bytes:
+    """The bundle with ``name`` replaced by (or added as) ``content``, deflated, its real SHA-256 in the
+    manifest (or left out of it)."""
+    import hashlib
+
+    source = zipfile.ZipFile(io.BytesIO(data))
+    manifest = json.loads(source.read("manifest.json"))
+    if listed:
+        manifest["files"][name] = {
+            **manifest["files"].get(name, {}),
+            "sha256": hashlib.sha256(content).hexdigest(),
+        }
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as changed:
+        for member in source.namelist():
+            if member not in (name, "manifest.json"):
+                changed.writestr(member, source.read(member))
+        changed.writestr(name, content)
+        changed.writestr("manifest.json", json.dumps(manifest))
+    return out.getvalue()
+
+
+def test_a_zip_bomb_an_oversized_bundle_a_long_line_and_an_unlisted_file_are_refused_before_they_are_read(
+    researcher, scored, django_capture_on_commit_callbacks, settings
+):
+    """Issue 27: 1 MiB of deflated spaces with its real checksum took a worker from 284 MB to 2.3 GB.
+    Now the ZIP's own sizes are checked first and every file is read in chunks; each refusal names
+    the file and imports nothing."""
+    import resource
+
+    data = bundle_of(researcher, scored.project)
+    projects = Project.objects.count()
+    bomb = with_file(data, "documents.jsonl", b" " * (200 * 1024 * 1024))
+    assert len(bomb) < 1024 * 1024
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    job = import_bundle(researcher, bomb, django_capture_on_commit_callbacks)
+    assert job["status"] == "failed"
+    assert "refused as a ZIP bomb" in job["errors"]["documents.jsonl"][0], job["errors"]
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 100 * 1024  # KiB: nothing inflated
+
+    settings.BUNDLE_MAX_UNPACKED_BYTES = 1000
+    job = import_bundle(researcher, data, django_capture_on_commit_callbacks)
+    assert "over the 1,000 accepted (BUNDLE_MAX_UNPACKED_MB)" in job["errors"][""][0], job["errors"]
+    settings.BUNDLE_MAX_UNPACKED_BYTES = 1 << 30
+
+    settings.BUNDLE_MAX_LINE_BYTES = 4096
+    long_line = with_file(data, "topics.jsonl", json.dumps({"id": "1", "title": "x" * 5000}).encode() + b"\n")
+    job = import_bundle(researcher, long_line, django_capture_on_commit_callbacks)
+    assert job["errors"] == {"topics.jsonl line 1": ["longer than 4,096 bytes"]}, job["errors"]
+    settings.BUNDLE_MAX_LINE_BYTES = 16 << 20
+
+    unlisted = with_file(data, "extra.jsonl", b'{"a": 1}\n', listed=False)
+    job = import_bundle(researcher, unlisted, django_capture_on_commit_callbacks)
+    assert "not among the manifest's files" in job["errors"]["extra.jsonl"][0], job["errors"]
+    assert Project.objects.count() == projects
+    assert import_bundle(researcher, data, django_capture_on_commit_callbacks)["status"] == "done"
