@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = "Annotation"
+
+    def ready(self) -> None:
+        from annotation.accounts import throttle  # noqa: F401 - connects the login-failure counter

@@ -154,6 +154,13 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "10"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# The client's address behind TRUSTED_PROXY_COUNT proxies that append to X-Forwarded-For (0: none, the
+# header is ignored, since a client can write anything in it); see cranfield.proxies.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+AXES_CLIENT_IP_CALLABLE = "cranfield.proxies.client_address"
+# Wrong passwords from one address whatever the username (password spraying): past this many in
+# AXES_COOLOFF_MINUTES, that address's logins are refused for the rest of the window.
+LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "30"))
 AXES_RESET_ON_SUCCESS = True
 # A locked-out login gets a page saying for how long, with the way to a password reset.
 AXES_LOCKOUT_CALLABLE = "cranfield.errors.locked_out"

@@ -7,7 +7,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from annotation.accounts.views import api_token, password_reset
+from annotation.accounts.views import api_token, password_reset, refuse_password_spraying
 from annotation.api import ProjectViewSet
 
 # Error pages in the site's look with a way back; JSON under /api/; a 503 saying so when the
@@ -33,7 +33,7 @@ urlpatterns = [
     path("favicon.ico", favicon),
     path("", include("annotation.urls")),
     path("", include("evaluation.urls")),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", refuse_password_spraying(auth_views.LoginView.as_view()), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Django's own password views; the email goes through EMAIL_BACKEND (the console by default).
     path("accounts/password_reset/", password_reset, name="password_reset"),

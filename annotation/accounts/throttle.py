@@ -1,6 +1,7 @@
 """Throttling of the public account pages (sign-up, invitation links, password reset) per address.
 
-Logging in is throttled by django-axes, per username and address, in the database. Sign-up has no
+Logging in is throttled by django-axes, per username and address, in the database, and here per address
+whatever the username (``login_failures``: password spraying across many accounts). Sign-up has no
 username to key on until it succeeds, so these pages count per client address (found as axes finds
 it, so both agree behind a proxy) in fixed windows in the cache: a budget of attempts of any kind,
 which stops a script from making accounts by the thousand while a class behind one address signs
@@ -18,7 +19,9 @@ from dataclasses import dataclass
 
 from axes.helpers import get_client_ip_address
 from django.conf import settings
+from django.contrib.auth.signals import user_login_failed
 from django.core.cache import cache
+from django.dispatch import receiver
 from django.http import HttpRequest
 
 
@@ -57,3 +60,15 @@ def attempts(scope: str) -> Budget:
 def failures() -> Budget:
     """Wrong sign-up codes and dead invitation links, whichever page they came through."""
     return Budget("wrong-code", settings.SIGNUP_THROTTLE_FAILURES, settings.SIGNUP_THROTTLE_MINUTES)
+
+
+def login_failures() -> Budget:
+    """Wrong passwords from one address, for any username, in axes' cool-off window."""
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60) or 1
+    return Budget("login-failure", settings.LOGIN_FAILURES_PER_ADDRESS, minutes)
+
+
+@receiver(user_login_failed)
+def count_login_failure(sender, credentials=None, request: HttpRequest | None = None, **kwargs) -> None:
+    if request is not None:
+        login_failures().count(request)

@@ -79,6 +79,23 @@ def throttled(scope: str, *, guesses: bool = False):
     return decorate
 
 
+def refuse_password_spraying(view):
+    """The login view, refusing (429) every login from an address that sent more wrong passwords than
+    ``LOGIN_FAILURES_PER_ADDRESS`` for any usernames in the window (axes locks one username from one
+    address; this stops one address trying a few passwords on many accounts)."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.method == "POST" and throttle.login_failures().spent(request):
+            minutes = throttle.login_failures().minutes
+            response = render(request, "registration/throttled.html", {"minutes": minutes}, status=429)
+            response["Retry-After"] = str(minutes * 60)
+            return response
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
 def welcome(request: HttpRequest, project: Project, created: bool) -> HttpResponse:
     if created:
         messages.success(request, f"Welcome! You now annotate “{project.name}”.")
@@ -284,12 +301,14 @@ def invitation(request: HttpRequest, token: str) -> HttpResponse:
 
     Security behavior: open to whoever holds a link that is neither expired, used up nor withdrawn,
     of an open project; a single-use link lets exactly one person in, even when two race for it;
-    unknown links are throttled per address as wrong guesses; the new account is a plain account
-    with a password Django's validators accept, and is logged in at once.
+    unknown links posted to are throttled per address as wrong guesses (not GETs, which any page can
+    send); the new account is a plain account with a password Django's validators accept, and is
+    logged in at once.
     """
     found = find_invitation(token)
     if found is None:
-        throttle.failures().count(request)
+        if request.method == "POST":  # a GET can be sent by any page (an <img>): it guesses nothing
+            throttle.failures().count(request)
         return invitation_refused(request, "This invitation link is not valid.", None, status=404)
     project = found.project
     refusal = found.refusal()

@@ -439,3 +439,19 @@ def test_the_demo_researcher_is_no_staff_yet_reaches_every_researcher_page(clien
     # The simulated annotators are members on paper only: they cannot log in, so they do not count.
     assert "3 annotators are eligible (annotator1, annotator2, annotator3)" in page
     assert "simulated-1 Added by username" in page and "no: cannot log in" in page
+
+
+def test_made_up_invitation_links_fetched_by_get_do_not_stop_anyone_signing_up(client, project, settings):
+    """Any page can make a browser GET a made-up link (an <img>): such GETs guess nothing and count
+    for nothing; a posted made-up link still counts as a wrong guess."""
+    settings.SIGNUP_THROTTLE_FAILURES = 3
+    renew_signup_code(project)
+    for number in range(10):
+        assert client.get(f"/invite/made-up-{number}/", REMOTE_ADDR="10.0.0.8").status_code == 404
+    ok = client.post(
+        reverse("signup"), {"code": project.signup_code, **new_account("bob")}, REMOTE_ADDR="10.0.0.8"
+    )
+    assert ok.status_code == 302
+    for number in range(3):
+        client.post(f"/invite/made-up-{number}/", new_account("eve"), REMOTE_ADDR="10.0.0.9")
+    assert client.get("/invite/another/", REMOTE_ADDR="10.0.0.9").status_code == 429
