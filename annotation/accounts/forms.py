@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.forms.utils import ErrorDict
 
 from annotation.accounts.joining import AccountError, AccountRequest, parse_account_lines, project_for_code
 from annotation.models import Project
@@ -91,6 +92,13 @@ class CodeMixin:
 class SignupForm(CodeMixin, AccountCreationForm):
     code = CodeField()
     field_order = ["code", "username", "email", "password1", "password2"]
+
+    def full_clean(self) -> None:
+        """Without a right code, say only that: the other fields' errors ("a user with that username
+        already exists") would tell a stranger which usernames exist."""
+        super().full_clean()
+        if "code" in self._errors:
+            self._errors = ErrorDict({"code": self._errors["code"]})
 
 
 class JoinWithCodeForm(CodeMixin, forms.Form):

@@ -455,3 +455,19 @@ def test_made_up_invitation_links_fetched_by_get_do_not_stop_anyone_signing_up(c
     for number in range(3):
         client.post(f"/invite/made-up-{number}/", new_account("eve"), REMOTE_ADDR="10.0.0.9")
     assert client.get("/invite/another/", REMOTE_ADDR="10.0.0.9").status_code == 429
+
+
+def test_sign_up_without_a_right_code_does_not_tell_which_usernames_exist(client, project, annotators):
+    """Issue 27: with an empty code, a taken username got "A user with that username already exists"."""
+    renew_signup_code(project)
+    pages = []
+    for username in (annotators[0].username, "nobody-has-this-name"):
+        for code in ("", "AAAAA-AAAAA"):
+            answer = client.post(
+                reverse("signup"), {"code": code, **new_account(username)}, REMOTE_ADDR="10.0.1.1"
+            )
+            assert answer.status_code == 200
+            page = text_of(answer)
+            assert "already exists" not in page
+            pages.append(page.replace(username, "NAME"))
+    assert pages[0] == pages[2] and pages[1] == pages[3]
