@@ -232,6 +232,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # DRF's two defaults; the browsable API's page allows its one inline <style> (annotation.rest).
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "annotation.rest.renderers.BrowsableAPIRenderer",
+    ],
     "DEFAULT_PARSER_CLASSES": [
         "annotation.rest.parsers.DepthLimitedJSONParser",
         "rest_framework.parsers.FormParser",

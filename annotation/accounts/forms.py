@@ -97,8 +97,9 @@ class SignupForm(CodeMixin, AccountCreationForm):
         """Without a right code, say only that: the other fields' errors ("a user with that username
         already exists") would tell a stranger which usernames exist."""
         super().full_clean()
-        if "code" in self._errors:
-            self._errors = ErrorDict({"code": self._errors["code"]})
+        code_errors = self.errors.get("code")
+        if code_errors:
+            self._errors: ErrorDict = ErrorDict({"code": code_errors})
 
 
 class JoinWithCodeForm(CodeMixin, forms.Form):

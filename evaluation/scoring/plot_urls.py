@@ -4,6 +4,7 @@ and ``reverse("kappa-plot", kwargs={"project_id": …, "fmt": "png"})``."""
 
 from django.urls import path, register_converter
 
+from annotation.rest.renderers import IMAGE_TYPES
 from evaluation.scoring import plot_views
 from evaluation.scoring.plots import EVALUATION_KINDS
 
@@ -19,7 +20,7 @@ class PlotKind:
 
 
 class ImageFormat:
-    regex = "|".join(plot_views.CONTENT_TYPES)
+    regex = "|".join(IMAGE_TYPES)
 
     def to_python(self, value: str) -> str:
         return value

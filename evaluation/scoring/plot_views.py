@@ -14,18 +14,11 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
+from annotation.rest.renderers import image_response
 from evaluation.ground_truth.views import BadRequest, answers_bad_request
 from evaluation.metrics.plotting import render
 from evaluation.models import Evaluation
 from evaluation.scoring import plots
-
-CONTENT_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
-
-
-def image_response(figure, fmt: str, filename: str) -> HttpResponse:
-    response = HttpResponse(render(figure, fmt), content_type=CONTENT_TYPES[fmt])
-    response["Content-Disposition"] = f'inline; filename="{filename}.{fmt}"'
-    return response
 
 
 def conflict(message: str) -> HttpResponse:
@@ -52,7 +45,7 @@ def evaluation_plot(
         raise BadRequest(str(error)) from error
     except plots.NothingToPlot as error:
         return conflict(str(error))
-    return image_response(figure, fmt, f"evaluation-{evaluation.pk}-{kind}")
+    return image_response(render(figure, fmt), fmt, f"evaluation-{evaluation.pk}-{kind}")
 
 
 @login_required
@@ -64,4 +57,4 @@ def kappa_plot(request: AuthenticatedHttpRequest, project_id: int, fmt: str) -> 
         figure = plots.kappa_figure(project)
     except plots.NothingToPlot as error:
         return conflict(str(error))
-    return image_response(figure, fmt, f"project-{project.pk}-kappa")
+    return image_response(render(figure, fmt), fmt, f"project-{project.pk}-kappa")

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
+from annotation.rest.renderers import IMAGE_TYPES, image_response
 from evaluation.jobs.views import cancel_from_page
 from evaluation.metrics.colours import heat_colours
 from evaluation.metrics.meta_evaluation import LEVELS, METHODS
@@ -25,8 +26,6 @@ from evaluation.metrics.text.scores import METRICS
 from evaluation.models import TextEvaluation
 from evaluation.texts.jobs import TEXT_EVALUATIONS, output_tasks, request_text_evaluation
 from evaluation.texts.meta_report import ReportProblem, correlation_matrix, scatter
-
-IMAGE_TYPES = {"svg": "image/svg+xml", "png": "image/png"}
 
 
 def latest_done(project) -> TextEvaluation | None:
@@ -120,7 +119,7 @@ def scatter_image(request: AuthenticatedHttpRequest, project_id: int, fmt: str) 
     # metric and the slope has the sign of the (negated metric's) correlation beside it.
     x_label = f"{metric} (lower is better: axis reversed)" if pair["negated"] else metric
     figure = scatter_figure(points, x_label, y_label, labelled=level == "system", reverse_x=pair["negated"])
-    return HttpResponse(render_figure(figure, fmt), content_type=IMAGE_TYPES[fmt])
+    return image_response(render_figure(figure, fmt), fmt)
 
 
 @login_required

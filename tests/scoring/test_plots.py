@@ -248,3 +248,26 @@ def test_a_project_without_snapshots_has_no_kappa_plot(researcher, client):
     client.force_login(researcher)
     response = client.get(reverse("kappa-plot", kwargs={"project_id": project.pk, "fmt": "png"}))
     assert response.status_code == 409
+
+
+def test_an_svg_opened_on_its_own_and_the_browsable_api_may_use_their_inline_styles_and_nothing_else_may(
+    client, researcher, scored
+):
+    """Issue 27: the Content-Security-Policy blocked the <style> element of plot SVGs opened directly
+    and of DRF's browsable API. Their responses alone allow inline styles; scripts stay files only."""
+    client.force_login(researcher)
+    project = scored.project
+
+    def policy(response) -> str:
+        assert response.status_code == 200, response.content[:300]
+        return response["Content-Security-Policy"]
+
+    svg = client.get(plot_url(scored, "pr", "svg"))
+    assert b"<style" in svg.content
+    assert "style-src 'self' 'unsafe-inline'" in policy(svg) and "script-src 'self';" in policy(svg)
+    png = client.get(plot_url(scored, "pr", "png"))
+    assert "'unsafe-inline'" not in policy(png).split("style-src-attr")[0]
+    browsable = client.get(reverse("project-list"), HTTP_ACCEPT="text/html")
+    assert "<style>" in browsable.content.decode() and "style-src 'self' 'unsafe-inline'" in policy(browsable)
+    page = client.get(reverse("leaderboard", args=[project.pk]))
+    assert "'unsafe-inline'" not in policy(page).split("style-src-attr")[0]
