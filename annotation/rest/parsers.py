@@ -4,7 +4,7 @@ instead of letting the parser or a serializer run out of stack (a 500)."""
 from __future__ import annotations
 
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import BaseParser, JSONParser
 
 from annotation.items.inputs import MAX_JSON_DEPTH, json_depth
 
@@ -18,3 +18,15 @@ class DepthLimitedJSONParser(JSONParser):
         if json_depth(data) > MAX_JSON_DEPTH:
             raise ParseError(f"JSON parse error - nested more than {MAX_JSON_DEPTH} levels deep")
         return data
+
+
+class UnreadBodyParser(BaseParser):
+    """Leaves the body unread, whatever its type, for a view that streams it itself (import jobs and
+    bundles: up to a gigabyte, never held whole). DRF parses ``request.data`` as soon as anything reads
+    ``request.POST``, and a session login's CSRF check does: with the default parsers that answered
+    415 to a ZIP and 413 to a large JSON body. The view checks the type itself."""
+
+    media_type = "*/*"
+
+    def parse(self, stream, media_type=None, parser_context=None) -> dict:
+        return {}

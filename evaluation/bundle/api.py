@@ -9,8 +9,9 @@ owner (``owned_project``: anyone else's is a 404); an import job only for the re
 from __future__ import annotations
 
 import tempfile
+from typing import Any
 
-from django.http import FileResponse
+from django.http import FileResponse, HttpRequest
 from django.shortcuts import get_object_or_404
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
@@ -23,6 +24,7 @@ from rest_framework.views import APIView
 
 from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
+from annotation.rest.parsers import UnreadBodyParser
 from annotation.rest.renderers import ZipRenderer, with_downloads
 from evaluation.bundle.archive import write_bundle
 from evaluation.collection.import_jobs import IMPORT_JOBS, BodyRefused, create_job
@@ -70,6 +72,15 @@ class ImportJobSerializer(serializers.ModelSerializer):
         return reverse("import-job-api", args=[job.pk], request=self.context.get("request"))
 
 
+def body_stream(request: HttpRequest) -> Any:
+    """The request's body as sent. Django reads ``CONTENT_LENGTH`` bytes of it, so none of a chunked
+    upload (``Transfer-Encoding: chunked`` has no length); when the server ends the stream itself
+    (gunicorn sets ``wsgi.input_terminated``), such a body is read from the server's stream to its end."""
+    if not request.META.get("CONTENT_LENGTH") and request.META.get("wsgi.input_terminated"):
+        return request.META["wsgi.input"]
+    return request
+
+
 def receive(
     request: Request, kind: str, project: Project | None, content_type: str, options: dict | None = None
 ) -> Response:
@@ -89,7 +100,12 @@ def receive(
     try:
         # Read in chunks from the raw request: never held whole, never parsed in the web process.
         job = create_job(
-            kind, request.user, project, request._request, gzipped=encoding == "gzip", options=options
+            kind,
+            request.user,
+            project,
+            body_stream(request._request),
+            gzipped=encoding == "gzip",
+            options=options,
         )
     except BodyRefused as refused:
         return Response({"detail": str(refused)}, status=refused.status)
@@ -106,6 +122,8 @@ class ProjectImportJobsView(generics.ListAPIView):
     The answer (202) is the job; poll its ``url`` for the stage and progress. All or nothing: a
     refused import reports its errors on the job (``errors``) and stores nothing.
     """
+
+    parser_classes = [UnreadBodyParser]  # the body is streamed to the job, never parsed here
 
     serializer_class = ImportJobSerializer
     permission_classes = [IsResearcher]
@@ -175,6 +193,8 @@ class BundleImportView(APIView):
     ``?activate_annotators=true``; a blocked one stays blocked. A bundle whose files do not match the
     manifest's checksums is refused and nothing is stored.
     """
+
+    parser_classes = [UnreadBodyParser]  # the body is streamed to the job, never parsed here
 
     permission_classes = [IsResearcher]
 
