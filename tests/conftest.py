@@ -174,7 +174,10 @@ def annotators(django_user_model):
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     """Tests create many users; the production hasher's deliberate slowness would dominate the suite."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+        "annotation.accounts.hashers.GeneratedPasswordHasher",
+    ]
 
 
 @pytest.fixture(autouse=True)

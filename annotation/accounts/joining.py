@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
@@ -23,6 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from annotation.accounts.hashers import GeneratedPasswordHasher
 from annotation.models import Invitation, Membership, Project
 
 # Letters and digits that cannot be mistaken for one another when read aloud or copied by hand.
@@ -162,7 +164,12 @@ def create_accounts(
         with transaction.atomic():
             for request in requests:
                 secret = password or generate_password()
-                user = users.objects.create_user(request.username, email=request.email, password=secret)
+                if password:
+                    user = users.objects.create_user(request.username, email=request.email, password=secret)
+                else:  # random, so hashed with few iterations (annotation.accounts.hashers)
+                    user = users.objects.create_user(request.username, email=request.email, password=None)
+                    user.password = make_password(secret, hasher=GeneratedPasswordHasher.algorithm)
+                    user.save(update_fields=["password"])
                 join_project(project, user, Membership.JoinedVia.ACCOUNT)
                 created.append(CreatedAccount(request.username, request.email, secret, not password))
     except IntegrityError as error:  # someone took a name between the check and the insert

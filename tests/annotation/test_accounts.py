@@ -471,3 +471,44 @@ def test_sign_up_without_a_right_code_does_not_tell_which_usernames_exist(client
             assert "already exists" not in page
             pages.append(page.replace(username, "NAME"))
     assert pages[0] == pages[2] and pages[1] == pages[3]
+
+
+def test_three_hundred_accounts_are_made_in_one_request_with_the_production_hashers(
+    client, researcher, project, settings
+):
+    """Issue 27: 300 accounts at once ended in the web server's timeout (each generated password
+    hashed with 1,000,000 PBKDF2 iterations). Generated passwords (81 random bits) take 10,000; a
+    login re-hashes them with the default. Timed here against one hash with the default."""
+    import time
+
+    from django.conf import global_settings
+    from django.contrib.auth.hashers import check_password, identify_hasher, make_password
+
+    settings.PASSWORD_HASHERS = [
+        *global_settings.PASSWORD_HASHERS,
+        "annotation.accounts.hashers.GeneratedPasswordHasher",
+    ]
+    started = time.perf_counter()
+    make_password("one person's own password")
+    one_default_hash = time.perf_counter() - started
+    client.force_login(researcher)
+    started = time.perf_counter()
+    names = "\n".join(f"annotator-{n:03d}" for n in range(300))
+    response = client.post(reverse("accounts-new", args=[project.pk]), {"accounts": names, "password": ""})
+    took = time.perf_counter() - started
+    assert response.status_code == 200
+    assert project.memberships.count() >= 300
+    # 300 default hashes would take 300 × one_default_hash; ours take about 3 of them.
+    assert took < 30 * one_default_hash, (took, one_default_hash)
+    passwords = dict(
+        re.findall(
+            r'<th scope="row">([\w-]+)</th><td><code class="secret">([^<]+)</code>', response.content.decode()
+        )
+    )
+    user = get_user_model().objects.get(username="annotator-007")
+    assert identify_hasher(user.password).algorithm == "pbkdf2_sha256_generated"
+    assert check_password(passwords["annotator-007"], user.password)
+    client.logout()
+    assert logs_in(client, "annotator-007", passwords["annotator-007"])
+    user.refresh_from_db()
+    assert identify_hasher(user.password).algorithm == "pbkdf2_sha256"  # upgraded at the first login

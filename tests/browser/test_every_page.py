@@ -358,7 +358,10 @@ def walk(django_db_setup, django_db_blocker, live_server, browser, artifacts) ->
     seen: list[Seen] = []
     started = time.monotonic()
     quick = override_settings(
-        PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+        PASSWORD_HASHERS=[
+            "django.contrib.auth.hashers.MD5PasswordHasher",
+            "annotation.accounts.hashers.GeneratedPasswordHasher",
+        ],
         GROUND_TRUTH_EMBEDDED_RUNNER="manual",
         ROOT_URLCONF="tests.error_urls",
         ALLOWED_HOSTS=["localhost", "127.0.0.1"],
