@@ -72,6 +72,10 @@ class ImportJobSerializer(serializers.ModelSerializer):
         return reverse("import-job-api", args=[job.pk], request=self.context.get("request"))
 
 
+# What the bundle's usernames become (``archive.Accounts``).
+ANNOTATOR_NAMES = ("pseudonyms", "match")
+
+
 def body_stream(request: HttpRequest) -> Any:
     """The request's body as sent. Django reads ``CONTENT_LENGTH`` bytes of it, so none of a chunked
     upload (``Transfer-Encoding: chunked`` has no length); when the server ends the stream itself
@@ -187,9 +191,12 @@ class BundleImportView(APIView):
     which the new project's evaluations, requested at the end, reproduce.
 
     The copy says it is one: its name is the bundle's with " (imported)" (" (imported 2)" … when you
-    have a project of that name already). Annotators are matched by username (one this server does
-    not have is created without a usable password, inactive) and come in as *inactive* members —
-    their judgements count, but they get no tasks and do not see the copy — unless
+    have a project of that name already). The bundle's usernames become new pseudonymous accounts
+    (``imported-<project>-<n>``, inactive, no usable password), so nothing is credited to whoever
+    has that name here, unless ``?annotators=match`` says they are the same people (a copy made on
+    this site): then each name is this site's account of that name (one it lacks is created without a
+    usable password; a name Django would refuse is refused). Members come in *inactive* — their
+    judgements count, but they get no tasks and do not see the copy — unless
     ``?activate_annotators=true``; a blocked one stays blocked. A bundle whose files do not match the
     manifest's checksums is refused and nothing is stored.
     """
@@ -209,6 +216,14 @@ class BundleImportView(APIView):
                 description="true: the bundle's annotators may take tasks in the copy at once (default: "
                 "inactive members until you activate them on the project page)",
             ),
+            OpenApiParameter(
+                "annotators",
+                str,
+                enum=list(ANNOTATOR_NAMES),
+                required=False,
+                description="pseudonyms (default): each username of the bundle becomes a new account "
+                "imported-<project>-<n>; match: the account of that username on this site (the same people)",
+            ),
         ],
         responses={
             202: ImportJobSerializer,
@@ -222,7 +237,13 @@ class BundleImportView(APIView):
             return Response(
                 {"activate_annotators": ["must be true or false"]}, status=status.HTTP_400_BAD_REQUEST
             )
-        options = {"activate_annotators": activate in {"true", "1"}}
+        names = request.query_params.get("annotators", "pseudonyms").strip().lower()
+        if names not in ANNOTATOR_NAMES:
+            return Response(
+                {"annotators": [f"must be one of {', '.join(ANNOTATOR_NAMES)}"]},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        options = {"activate_annotators": activate in {"true", "1"}, "annotators": names}
         return receive(request, ImportJob.Kind.BUNDLE, None, "application/zip", options)
 
 

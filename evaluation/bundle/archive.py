@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -554,7 +555,12 @@ def import_bundle(
             project = serializer.save(owner=job.requested_by)
             ImportJob.objects.filter(pk=job.pk).update(project=project)
             counts = restore(
-                project, archive, manifest, progress, activate=job.options.get("activate_annotators", False)
+                project,
+                archive,
+                manifest,
+                progress,
+                activate=job.options.get("activate_annotators", False),
+                match_names=job.options.get("annotators") == "match",
             )
             still_wanted()
     except (KeyError, TypeError, ValueError) as error:
@@ -576,7 +582,13 @@ def imported_name(owner, name: str) -> str:
 
 
 def restore(
-    project: Project, archive: zipfile.ZipFile, manifest: dict, progress: Callable, *, activate: bool = False
+    project: Project,
+    archive: zipfile.ZipFile,
+    manifest: dict,
+    progress: Callable,
+    *,
+    activate: bool = False,
+    match_names: bool = False,
 ) -> dict:
     """Rebuild the bundle's collection in ``project`` in the order it depends on itself: topics and
     documents, runs, the pool's items, annotators and judgements, adjudications, snapshots, external
@@ -589,9 +601,10 @@ def restore(
     progress("the pool", 0.5)
     task_pk = restore_tasks(project, archive, topic_pk, document_pk)
     progress("annotators and judgements", 0.6)
-    users = restore_annotators(project, archive, activate=activate)
+    accounts = Accounts(project, match_names)
+    users = restore_annotators(project, archive, accounts, activate=activate)
     judgement_pks = restore_judgements(project, archive, task_pk, users)
-    adjudications = restore_adjudications(project, archive, manifest, task_pk)
+    adjudications = restore_adjudications(project, archive, manifest, task_pk, accounts)
     progress("ground-truth snapshots", 0.8)
     for entry in manifest["snapshots"]:
         restore_snapshot(project, archive, entry, task_pk, judgement_pks)
@@ -657,26 +670,53 @@ def restore_references(project: Project, archive: zipfile.ZipFile, manifest: dic
     return len(references)
 
 
-def account_named(username: str) -> Any:
-    """This install's account of that name, or a new one that cannot log in (no usable password,
-    inactive) until an administrator enables it."""
-    model = get_user_model()
-    user = model.objects.filter(username=username).first()
-    if user is None:
-        user = model(username=username, is_active=False)
+class Accounts:
+    """Who the bundle's usernames become here. By default (``match`` False) each name becomes a new
+    pseudonymous account (``imported-<project>-<n>``, inactive, no usable password): a bundle from
+    elsewhere must not credit its judgements, decisions and memberships to whoever has that name on
+    this site. With ``match`` (the researcher says the names are the same people, as in a copy made on
+    this site) a name is this site's account of that name, or a new one that cannot log in; a name
+    Django would refuse is refused, naming its line."""
+
+    def __init__(self, project: Project, match: bool) -> None:
+        self.project, self.match = project, match
+        self.found: dict[str, Any] = {}
+
+    def __call__(self, username: str, where: str = "") -> Any:
+        if username not in self.found:
+            self.found[username] = self._named(username, where) if self.match else self._pseudonym()
+        return self.found[username]
+
+    def _pseudonym(self) -> Any:
+        return self._new(f"imported-{self.project.pk}-{len(self.found) + 1}")
+
+    def _named(self, username: str, where: str) -> Any:
+        model = get_user_model()
+        try:
+            model._meta.get_field("username").run_validators(username)
+        except ValidationError as error:
+            problem = f"username {username!r}: {' '.join(error.messages)}"
+            raise ImportFailed([(where or "annotators.jsonl", problem)]) from error
+        return model.objects.filter(username=username).first() or self._new(username)
+
+    @staticmethod
+    def _new(username: str) -> Any:
+        user = get_user_model()(username=username, is_active=False)
         user.set_unusable_password()
         user.save()
-    return user
+        return user
 
 
 def restore_adjudications(
-    project: Project, archive: zipfile.ZipFile, manifest: dict, task_pk: list[int]
+    project: Project, archive: zipfile.ZipFile, manifest: dict, task_pk: list[int], accounts: Accounts
 ) -> int:
     """The researchers' decisions, with their times, attributed to accounts of the same usernames."""
     if "adjudications.jsonl" not in manifest["files"]:
         return 0
     rows = [row for _, row in lines(archive, "adjudications.jsonl")]
-    researchers = {name: account_named(name) for name in {row["researcher"] for row in rows}}
+    researchers = {
+        name: accounts(name, "adjudications.jsonl") for name in {row["researcher"] for row in rows}
+    }
     made = Adjudication.objects.bulk_create(
         [
             Adjudication(
@@ -759,14 +799,14 @@ def restore_tasks(
 
 
 def restore_annotators(
-    project: Project, archive: zipfile.ZipFile, *, activate: bool = False
+    project: Project, archive: zipfile.ZipFile, accounts: Accounts, *, activate: bool = False
 ) -> dict[str, Any]:
-    """Annotators by username (``account_named``); members come in inactive (their judgements count,
+    """Annotators by username (``Accounts``); members come in inactive (their judgements count,
     they get no tasks) unless ``activate``; a blocked one stays blocked (the ground truth leaves
     their judgements out, as the original's did)."""
     users: dict[str, Any] = {}
-    for _, row in lines(archive, "annotators.jsonl"):
-        user = account_named(row["username"])
+    for where, row in lines(archive, "annotators.jsonl"):
+        user = accounts(row["username"], where)
         users[row["username"]] = user
         if row["member"]:
             status = row["status"]

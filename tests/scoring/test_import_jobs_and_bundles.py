@@ -123,10 +123,13 @@ def bundle_of(researcher, project) -> bytes:
     return b"".join(response.streaming_content)
 
 
-def import_bundle(researcher, data: bytes, capture) -> dict:
+def import_bundle(researcher, data: bytes, capture, query: str = "") -> dict:
     with capture(execute=True):  # the job is sent once its row is committed
         response = api(researcher).generic(
-            "POST", reverse("bundle-import-api"), data, content_type="application/zip"
+            "POST",
+            reverse("bundle-import-api") + (f"?{query}" if query else ""),
+            data,
+            content_type="application/zip",
         )
     assert response.status_code == 202, response.content
     with capture(execute=True):  # the evaluations it requests are sent once their rows are committed
@@ -161,7 +164,7 @@ def test_a_bundle_rebuilds_the_collection_and_its_leaderboard(
     assert manifest["counts"]["judgements"] == Judgement.objects.filter(project=original).count()
     assert manifest["evaluations"][0]["signature"] == scored.signature
 
-    job = import_bundle(researcher, data, django_capture_on_commit_callbacks)
+    job = import_bundle(researcher, data, django_capture_on_commit_callbacks, "annotators=match")
     assert job["status"] == "done", job
     copy = Project.objects.get(pk=job["project"])
     assert copy.owner == researcher and copy.name == f"{original.name} (imported)" and copy.pk != original.pk
@@ -268,7 +271,9 @@ def test_a_bundle_carries_adjudications_referrals_and_references(
     Reference.objects.create(project=project, input_id="in1", text="a reference", writer="w1")
     snapshot = build_snapshot(project.pk)
 
-    job = import_bundle(researcher, bundle_of(researcher, project), django_capture_on_commit_callbacks)
+    job = import_bundle(
+        researcher, bundle_of(researcher, project), django_capture_on_commit_callbacks, "annotators=match"
+    )
     assert job["status"] == "done", job
     copy = Project.objects.get(pk=job["project"])
     assert job["summary"]["counts"]["adjudications"] == 1 and job["summary"]["counts"]["references"] == 1
@@ -329,7 +334,7 @@ def test_an_imported_copy_says_so_and_its_annotators_come_in_inactive(
     block_annotator(original, annotators[2])
     data = bundle_of(researcher, original)
     first = Project.objects.get(
-        pk=import_bundle(researcher, data, django_capture_on_commit_callbacks)["project"]
+        pk=import_bundle(researcher, data, django_capture_on_commit_callbacks, "annotators=match")["project"]
     )
     second = Project.objects.get(
         pk=import_bundle(researcher, data, django_capture_on_commit_callbacks)["project"]
@@ -376,7 +381,7 @@ def test_a_bundle_imported_with_its_annotators_active_lets_them_judge(
     with django_capture_on_commit_callbacks(execute=True):
         response = api(researcher).generic(
             "POST",
-            reverse("bundle-import-api") + "?activate_annotators=true",
+            reverse("bundle-import-api") + "?activate_annotators=true&annotators=match",
             data,
             content_type="application/zip",
         )
@@ -445,7 +450,9 @@ def test_a_project_with_judged_gold_qualification_corrections_snapshots_and_qrel
     )
     assert Counter(project.tasks.values_list("kind", flat=True)) == {"item": 6, "gold": 2, "qualification": 2}
 
-    job = import_bundle(researcher, bundle_of(researcher, project), django_capture_on_commit_callbacks)
+    job = import_bundle(
+        researcher, bundle_of(researcher, project), django_capture_on_commit_callbacks, "annotators=match"
+    )
     assert job["status"] == "done", job
     copy = Project.objects.get(pk=job["summary"]["project"])
 
@@ -585,3 +592,46 @@ def test_a_chunked_upload_without_a_length_is_read_to_its_end_where_the_server_e
     assert body_stream(chunked).read() == b"PK the whole body"
     with_length = rf.generic("POST", "/api/bundles/", b"PK sized", content_type="application/zip")
     assert body_stream(with_length).read() == b"PK sized"
+
+
+def test_a_bundle_from_elsewhere_credits_nothing_to_this_sites_accounts_of_the_same_names(
+    researcher, annotators, scored, django_capture_on_commit_callbacks
+):
+    """Issue 27: the bundle's usernames were matched to this site's accounts, so a bundle could credit
+    judgements, decisions and memberships to anyone here. By default each name becomes a new
+    pseudonymous account; ``?annotators=match`` keeps the names (the same people), refusing a name
+    Django would refuse."""
+    from annotation.models import Membership
+
+    data = bundle_of(researcher, scored.project)
+    job = import_bundle(researcher, data, django_capture_on_commit_callbacks)
+    assert job["status"] == "done", job
+    copy = Project.objects.get(pk=job["project"])
+    members = list(copy.memberships.select_related("annotator").order_by("annotator__username"))
+    names = [m.annotator.username for m in members]
+    assert names == [f"imported-{copy.pk}-{n}" for n in (1, 2, 3)]
+    assert not any(m.annotator.is_active or m.annotator.has_usable_password() for m in members)
+    assert not Judgement.objects.filter(project=copy, annotator__in=annotators).exists()
+    assert (
+        Judgement.objects.filter(project=copy).count()
+        == Judgement.objects.filter(project=scored.project).count()
+    )
+    assert {m.status for m in members} == {Membership.Status.INACTIVE}
+
+    def renamed(content: bytes, field: str) -> bytes:
+        rows = [json.loads(line) for line in content.decode().splitlines() if line.strip()]
+        for row in rows:
+            if row[field] == annotators[0].username:
+                row[field] = "no spaces allowed"
+        return "\n".join(json.dumps(row) for row in rows).encode() + b"\n"
+
+    source = zipfile.ZipFile(io.BytesIO(data))
+    bad = with_file(data, "annotators.jsonl", renamed(source.read("annotators.jsonl"), "username"))
+    bad = with_file(bad, "judgements.jsonl", renamed(source.read("judgements.jsonl"), "annotator"))
+    refused = import_bundle(researcher, bad, django_capture_on_commit_callbacks, "annotators=match")
+    assert refused["status"] == "failed"
+    ((where, messages),) = refused["errors"].items()
+    assert where == "annotators.jsonl line 1" and "'no spaces allowed'" in messages[0], refused["errors"]
+    assert (
+        import_bundle(researcher, bad, django_capture_on_commit_callbacks)["status"] == "done"
+    )  # pseudonyms
