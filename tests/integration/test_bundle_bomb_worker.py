@@ -31,7 +31,8 @@ def peak_mb(pid: int) -> float:
 def test_a_zip_bomb_is_refused_without_the_worker_growing(celery_worker_process, researcher, annotators):
     worker = celery_worker_process
     project = make_project(researcher, annotators)
-    bomb = with_file(bundle_of(researcher, project), "documents.jsonl", b" " * (256 << 20))  # 256 MiB unpacked
+    spaces = b" " * (256 << 20)  # 256 MiB unpacked
+    bomb = with_file(bundle_of(researcher, project), "documents.jsonl", spaces)
     assert len(bomb) < 1024 * 1024
     before = peak_mb(worker.process.pid)
     job = create_job(ImportJob.Kind.BUNDLE, researcher, None, io.BytesIO(bomb), gzipped=False)
