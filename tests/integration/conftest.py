@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -115,20 +117,27 @@ def start_beat(redis_url: str, log_path: Path, extra_env: dict[str, str] | None 
     return start_celery(arguments, process_environment(redis_url, extra_env), log_path, "Starting...")
 
 
+@contextlib.contextmanager
+def sending_to(app, broker_url: str) -> Iterator[None]:
+    """This process's tasks go to ``broker_url`` (not run eagerly) until the block ends."""
+    previous = {key: app.conf[key] for key in ("task_always_eager", "broker_url")}
+    app.conf.update(task_always_eager=False, broker_url=broker_url)
+    forget_broker_connections(app)
+    try:
+        yield
+    finally:
+        app.conf.update(**previous)
+        forget_broker_connections(app)
+
+
 @pytest.fixture
 def tasks_through_redis(postgres_required, redis_url, transactional_db):
     """Send this process's tasks to an emptied Redis database instead of running them eagerly."""
     from cranfield.celery import app
 
     redis.Redis.from_url(redis_url).flushdb()
-    previous = {key: app.conf[key] for key in ("task_always_eager", "broker_url")}
-    app.conf.update(task_always_eager=False, broker_url=redis_url)
-    forget_broker_connections(app)
-    try:
+    with sending_to(app, redis_url):
         yield redis_url
-    finally:
-        app.conf.update(**previous)
-        forget_broker_connections(app)
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ from evaluation.scoring.jobs import EVALUATIONS, request_evaluation
 from evaluation.texts.jobs import SCORE_PART_TASK, TEXT_EVALUATIONS, request_text_evaluation
 from tests.conftest import missing
 from tests.groundtruth.builders import LIKERT_CONFIG, items, judge, label_project
-from tests.integration.conftest import WorkerProcess, forget_broker_connections, start_beat, start_worker
+from tests.integration.conftest import WorkerProcess, sending_to, start_beat, start_worker
 from tests.integration.test_redis_down import free_port, start_redis
 from tests.scoring.test_pages_and_api import api
 
@@ -108,14 +108,10 @@ def services(postgres_required, transactional_db, settings, tmp_path):
     settings.GROUND_TRUTH_DEBOUNCE_SECONDS = 1
     settings.TEXT_OUTPUTS_PER_PART = int(LIMITS["TEXT_OUTPUTS_PER_PART"])
     started = Services(tmp_path)
-    previous = {key: app.conf[key] for key in ("task_always_eager", "broker_url")}
-    app.conf.update(task_always_eager=False, broker_url=started.url)
-    forget_broker_connections(app)
     try:
-        yield started
+        with sending_to(app, started.url):
+            yield started
     finally:
-        app.conf.update(**previous)
-        forget_broker_connections(app)
         started.stop()
 
 
