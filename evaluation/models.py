@@ -270,8 +270,11 @@ class ImportJob(JobState):
     """A large import run by a worker: a collection (the import API's JSON body) into a project, or a
     test-collection bundle (``evaluation.bundle.archive``) into a new project.
 
-    The body is received in chunks and kept here, compressed, until the job has read it: the web
-    process never holds it whole and a worker on another machine reads it from the database.
+    The body is received in chunks and kept, compressed, in ``ImportJobChunk`` rows until the job has
+    read it: the web process never holds it whole, no statement carries more than a chunk (PostgreSQL
+    takes at most 1 GB in one parameter, which a 1 GiB body stored whole exceeded), and a worker on
+    another machine reads it from the database. ``body`` holds the body of a job stored before the
+    chunks.
     """
 
     class Status(models.TextChoices):
@@ -292,7 +295,11 @@ class ImportJob(JobState):
     project = models.ForeignKey(
         Project, on_delete=models.CASCADE, null=True, blank=True, related_name="import_jobs"
     )
-    body = models.BinaryField(help_text="The body as received, zlib-compressed; emptied once read.")
+    body = models.BinaryField(
+        default=b"",
+        blank=True,
+        help_text="A body stored before the chunks, zlib-compressed; emptied once read.",
+    )
     body_bytes = models.PositiveBigIntegerField(help_text="The body's size as received.")
     body_sha256 = models.CharField(max_length=64)
     summary = models.JSONField(default=dict, blank=True)
@@ -306,6 +313,21 @@ class ImportJob(JobState):
 
     def __str__(self) -> str:
         return f"{self.kind} import job {self.pk} ({self.status})"
+
+
+class ImportJobChunk(models.Model):
+    """One piece of an import job's compressed body, in order; deleted once the job has ended."""
+
+    job = models.ForeignKey(ImportJob, on_delete=models.CASCADE, related_name="chunks")
+    number = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        ordering = ["job", "number"]
+        constraints = [models.UniqueConstraint(fields=["job", "number"], name="import_chunk_once")]
+
+    def __str__(self) -> str:
+        return f"chunk {self.number} of import job {self.job_id}"
 
 
 class Reference(models.Model):

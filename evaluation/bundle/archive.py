@@ -42,7 +42,7 @@ from annotation.models import (
 )
 from annotation.serializers import ProjectSerializer
 from evaluation.collection.flow import ImportFailed
-from evaluation.collection.import_jobs import body_of
+from evaluation.collection.import_jobs import body_file
 from evaluation.collection.runs import copy_entries
 from evaluation.models import (
     ExternalQrels,
@@ -417,11 +417,11 @@ def evaluation_entries(project: Project) -> list[dict]:
 # Import ----------------------------------------------------------------------------------------
 
 
-def read_archive(data: bytes) -> tuple[zipfile.ZipFile, dict]:
+def read_archive(data: bytes | IO[bytes]) -> tuple[zipfile.ZipFile, dict]:
     """Open the bundle and check its manifest, the unpacked size of its files (``check_sizes``) and
     every file's checksum, reading each in chunks; ImportFailed names the file."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data)
         check_sizes(archive)
         manifest = json.loads(read_small(archive, "manifest.json"))
     except (zipfile.BadZipFile, KeyError, ValueError) as error:
@@ -528,7 +528,7 @@ def lines(archive: zipfile.ZipFile, name: str) -> Iterator[tuple[str, dict]]:
 
 def import_bundle(
     job: ImportJob,
-    data: bytes,
+    data: bytes | IO[bytes],
     progress: Callable[[str, float], None],
     still_wanted: Callable[[], None] = lambda: None,
 ) -> dict:
@@ -916,4 +916,5 @@ def import_bundle_job(
     job: ImportJob, progress: Callable[[str, float], None], still_wanted: Callable[[], None]
 ) -> dict:
     """A bundle import job (``collection.import_jobs``): the job's body is the bundle."""
-    return import_bundle(job, body_of(job), progress, still_wanted)
+    with body_file(job) as data:
+        return import_bundle(job, data, progress, still_wanted)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import itertools
 import json
 import logging
+import tempfile
 import zlib
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from django.conf import settings
 from django.db import OperationalError, transaction
@@ -24,11 +26,13 @@ from django.db import OperationalError, transaction
 from annotation.models import Project
 from evaluation.collection.flow import ImportFailed, import_from_body
 from evaluation.jobs import lifecycle
-from evaluation.models import ImportJob
+from evaluation.models import ImportJob, ImportJobChunk
 
 logger = logging.getLogger(__name__)
 Status = ImportJob.Status
-CHUNK = 1 << 20
+CHUNK = 1 << 20  # read from the request at a time
+STORED_CHUNK = 8 << 20  # compressed bytes per ImportJobChunk row
+SPOOL_BYTES = 64 << 20  # a decompressed body past this goes to a temporary file
 
 
 class Readable(Protocol):
@@ -45,15 +49,24 @@ class BodyRefused(Exception):
         self.status = status
 
 
-def receive_body(stream: Readable, *, gzipped: bool, limit: int) -> tuple[bytes, int, str]:
-    """Read ``stream`` to its end in chunks, compressing as it goes; return the compressed bytes, the
-    body's size and its SHA-256 (both of the body itself, after any gzip content encoding).
-    Raises BodyRefused past ``limit`` bytes or on a gzip stream that does not decode."""
+def receive_body(
+    stream: Readable, *, gzipped: bool, limit: int, store: Callable[[bytes], None]
+) -> tuple[int, str]:
+    """Read ``stream`` to its end in chunks, compressing as it goes and handing ``store`` the
+    compressed bytes in pieces of about ``STORED_CHUNK``; return the body's size and its SHA-256
+    (both of the body itself, after any gzip content encoding). Raises BodyRefused past ``limit``
+    bytes or on a gzip stream that does not decode."""
     packer = zlib.compressobj(1)
     unzipper = zlib.decompressobj(zlib.MAX_WBITS | 16) if gzipped else None
     digest = hashlib.sha256()
     size = 0
-    parts: list[bytes] = []
+    pending: list[bytes] = []
+
+    def hand_over(at_least: int) -> None:
+        if pending and sum(map(len, pending)) >= at_least:
+            store(b"".join(pending))
+            pending.clear()
+
     while chunk := stream.read(CHUNK):
         if unzipper is not None:
             try:
@@ -64,13 +77,15 @@ def receive_body(stream: Readable, *, gzipped: bool, limit: int) -> tuple[bytes,
         if size > limit:
             raise BodyRefused(f"the body is over the {limit:,} bytes an import job takes", status=413)
         digest.update(chunk)
-        parts.append(packer.compress(chunk))
+        pending.append(packer.compress(chunk))
+        hand_over(STORED_CHUNK)
     if unzipper is not None and not unzipper.eof:
         raise BodyRefused("Content-Encoding is gzip but the body is not: the gzip stream ends early")
     if size == 0:
         raise BodyRefused("the body is empty: send the import as the request's body")
-    parts.append(packer.flush())
-    return b"".join(parts), size, digest.hexdigest()
+    pending.append(packer.flush())
+    hand_over(1)
+    return size, digest.hexdigest()
 
 
 def create_job(
@@ -82,17 +97,20 @@ def create_job(
     gzipped: bool,
     options: dict | None = None,
 ) -> ImportJob:
-    """Store the upload as a queued job and send it to a worker; raises BodyRefused."""
-    body, size, sha256 = receive_body(stream, gzipped=gzipped, limit=settings.IMPORT_JOB_MAX_BYTES)
-    job = ImportJob.objects.create(
-        kind=kind,
-        requested_by=user,
-        project=project,
-        body=body,
-        body_bytes=size,
-        body_sha256=sha256,
-        options=options or {},
-    )
+    """Store the upload as a queued job, its body in chunks as it arrives (all or nothing), and send
+    it to a worker; raises BodyRefused."""
+    with transaction.atomic():
+        job = ImportJob.objects.create(
+            kind=kind, requested_by=user, project=project, body_bytes=0, body_sha256="", options=options or {}
+        )
+        numbers = itertools.count()
+
+        def store(data: bytes) -> None:
+            ImportJobChunk.objects.create(job=job, number=next(numbers), data=data)
+
+        size, sha256 = receive_body(stream, gzipped=gzipped, limit=settings.IMPORT_JOB_MAX_BYTES, store=store)
+        ImportJob.objects.filter(pk=job.pk).update(body_bytes=size, body_sha256=sha256)
+        job.body_bytes, job.body_sha256 = size, sha256
     transaction.on_commit(lambda: send(job))  # a worker must find the row it is sent
     return job
 
@@ -105,8 +123,22 @@ def set_stage(job_id: int, stage: str, progress: float) -> None:
     lifecycle.progress(IMPORT_JOBS, job_id, stage, progress)
 
 
+def body_file(job: ImportJob) -> IO[bytes]:
+    """The job's body, decompressed as its chunks are read into a temporary file (on disk past
+    ``SPOOL_BYTES``), so that a gigabyte body is not held in memory for a bundle's ZIP reader."""
+    out = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 - its reader closes it
+    unpacker = zlib.decompressobj()
+    stored = [bytes(job.body)] if job.body else ()
+    chunks = ImportJobChunk.objects.filter(job_id=job.pk).order_by("number").values_list("data", flat=True)
+    for data in stored or chunks.iterator(chunk_size=1):
+        out.write(unpacker.decompress(bytes(data)))
+    out.write(unpacker.flush())
+    out.seek(0)
+    return out
+
+
 def body_of(job: ImportJob) -> bytes:
-    return zlib.decompress(bytes(job.body))
+    return body_file(job).read()
 
 
 def run(job_id: int) -> str:
@@ -140,11 +172,13 @@ def run(job_id: int) -> str:
         lifecycle.fail(IMPORT_JOBS, job_id, str(error), stage="failed: nothing was imported", body=b"")
         raise
     lifecycle.finish(IMPORT_JOBS, job_id, summary=summary, body=b"")
+    forget_body(job)
     return Status.DONE
 
 
 def forget_body(job: ImportJob) -> None:
-    """A job that ended without running (cancelled, failed while queued) keeps no body."""
+    """A job that has ended (done, failed, cancelled) keeps no body."""
+    ImportJobChunk.objects.filter(job_id=job.pk).delete()
     ImportJob.objects.filter(pk=job.pk).update(body=b"")
 
 

@@ -64,13 +64,19 @@ def test_a_body_over_the_direct_limit_gets_a_413_that_names_the_job_endpoint(res
 
 @override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=50_000)
 @pytest.mark.parametrize("gzipped", [False, True])
-def test_the_job_imports_a_large_body_with_progress(researcher, empty_project, gzipped):
+def test_the_job_imports_a_large_body_with_progress(researcher, empty_project, gzipped, monkeypatch):
+    from evaluation.collection import import_jobs
+    from evaluation.models import ImportJobChunk
+
+    # A body over 1 GB failed as one statement parameter; it is stored in chunks (here of 2,000 bytes).
+    monkeypatch.setattr(import_jobs, "STORED_CHUNK", 2000)
     raw = json.dumps(collection(300)).encode()
     headers = {"HTTP_CONTENT_ENCODING": "gzip"} if gzipped else {}
     response = send_job(api(researcher), empty_project, gzip.compress(raw) if gzipped else raw, **headers)
     assert response.status_code == 202, response.content
     job = response.json()
     assert job["status"] == "queued" and job["body_bytes"] == len(raw) and job["kind"] == "collection"
+    assert ImportJobChunk.objects.filter(job_id=job["id"]).exists()
     assert embedded.run_queued() >= 1
     done = api(researcher).get(job["url"]).json()
     assert done["status"] == "done" and done["progress"] == 1.0 and done["project"] == empty_project.pk
@@ -78,8 +84,29 @@ def test_the_job_imports_a_large_body_with_progress(researcher, empty_project, g
     assert Document.objects.filter(project=empty_project).count() == 300
     assert RunEntry.objects.filter(run__project=empty_project).count() == 300
     assert ImportJob.objects.get(pk=job["id"]).body == b""  # the body is not kept once imported
+    assert not ImportJobChunk.objects.filter(job_id=job["id"]).exists()
     listed = api(researcher).get(reverse("import-jobs-api", args=[empty_project.pk])).json()
     assert [j["id"] for j in listed["results"]] == [job["id"]]
+
+
+def test_a_body_is_stored_in_chunks_as_it_arrives_and_read_back_whole(researcher, empty_project, monkeypatch):
+    """Issue 27: a 1.07 GB body failed as one statement parameter (PostgreSQL takes at most 1 GB) and
+    the web process held it whole. It goes to the database in chunks of STORED_CHUNK compressed bytes
+    (here 2,000; random bytes, so that compression leaves them as large)."""
+    import hashlib
+    import os
+
+    from evaluation.collection import import_jobs
+
+    monkeypatch.setattr(import_jobs, "STORED_CHUNK", 2000)
+    data = os.urandom(4 * import_jobs.CHUNK)  # read from the request 1 MiB at a time
+    job = import_jobs.create_job("collection", researcher, empty_project, io.BytesIO(data), gzipped=False)
+    sizes = [len(bytes(chunk)) for chunk in job.chunks.order_by("number").values_list("data", flat=True)]
+    assert len(sizes) >= 4 and all(size >= 2000 for size in sizes[:-1])
+    assert (job.body_bytes, job.body_sha256) == (len(data), hashlib.sha256(data).hexdigest())
+    assert import_jobs.body_of(job) == data
+    with import_jobs.body_file(job) as body:
+        assert body.read() == data
 
 
 def test_a_refused_job_names_the_problem_and_stores_nothing(researcher, empty_project):
@@ -91,6 +118,7 @@ def test_a_refused_job_names_the_problem_and_stores_nothing(researcher, empty_pr
     assert job["status"] == "failed" and "nothing was imported" in job["stage"]
     assert list(job["errors"]) == ["documents[7].id"]
     assert not Topic.objects.filter(project=empty_project).exists()
+    assert not ImportJob.objects.get(pk=job["id"]).chunks.exists()
     not_json = send_job(api(researcher), empty_project, b"{nope")
     embedded.run_queued()
     assert "not valid JSON" in api(researcher).get(not_json.json()["url"]).json()["errors"][""][0]
