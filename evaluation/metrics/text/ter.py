@@ -85,8 +85,13 @@ def _reference_words(text: str) -> list[str]:
 _Row = tuple[int, int, int, int, int]
 
 
-@lru_cache(maxsize=4096)
 def _beam(n: int, m: int) -> tuple[_Row, ...]:
+    """``_beam_rows``, kept for the last few hundred sizes of moderate length (outputs of similar
+    lengths share them; a long one's rows take memory and are quickly computed in comparison)."""
+    return _cached_beam_rows(n, m) if n <= 160 and m <= 320 else _beam_rows(n, m)
+
+
+def _beam_rows(n: int, m: int) -> tuple[_Row, ...]:
     """Rows 1..n of sacrebleu's beam for a hypothesis of n words and a reference of m (index 0 is
     a placeholder), with the ranges ``BeamEditDistance._edit_distance`` computes, in the same
     float arithmetic.
@@ -97,27 +102,30 @@ def _beam(n: int, m: int) -> tuple[_Row, ...]:
     first row whose previous band ends early, afterwards only a band end that did not move."""
     ratio = m / n if n else 1
     width = math.ceil(ratio / 2 + BEAM_WIDTH) if ratio / 2 > BEAM_WIDTH else BEAM_WIDTH
-    below = [(1 << k) - 1 for k in range(m + 1)]  # bits of positions 1..k
-
-    def bits(first: int, last: int) -> int:  # positions first..last (1 <= first), none if empty
-        return below[last] ^ below[first - 1] if last >= first else 0
-
+    below = [(1 << k) - 1 for k in range(m + 1)]  # below[k]: bits of positions 1..k
+    below.append(below[m])  # position m + 1 is past the reference
     rows: list[_Row] = [(0, 0, 0, 0, 0)]
     previous_low, previous_high = 0, m + 1  # row 0 is whole
-    settled = m + 1  # steps are +1 from here on in the previous row
+    settled = m + 1  # the previous row's steps are +1 from here on
     for i in range(1, n + 1):
-        diagonal_position = math.floor(i * ratio)
-        low = max(0, diagonal_position - width)
-        high = m + 1 if i == n else min(m + 1, diagonal_position + width)
-        match = bits(max(low, 1), min(previous_high, m))
-        right = bits(max(previous_high, 1), min(settled - 1, m))
-        corner = 1 << (low - 1) if (low == previous_low and low > 0) else 0
-        diagonal = bits(max(low, previous_low + 1, 1), min(high - 1, previous_high, m))
-        vertical = bits(max(low, previous_low, 1), min(high, previous_high, m + 1) - 1)
+        diagonal_position = int(i * ratio)  # math.floor, as sacrebleu, of a non-negative number
+        low = diagonal_position - width if diagonal_position > width else 0
+        high = m + 1 if i == n or diagonal_position + width > m else diagonal_position + width
+        start = below[low - 1] if low else 0  # bits before position max(low, 1)
+        match = below[previous_high] ^ start  # positions max(low, 1)..min(previous_high, m)
+        # An upper neighbour exists up to min(high, previous_high) - 1, a diagonal one also up to
+        # min(high - 1, previous_high), and from one past low when the band did not move left.
+        vertical = below[min(high, previous_high) - 1] ^ start
+        corner = 1 << (low - 1) if (low == previous_low and low) else 0
+        diagonal = (below[min(high - 1, previous_high)] ^ start) & ~corner
+        right = below[settled - 1] ^ below[previous_high - 1] if previous_high < settled else 0
         rows.append((match, right, corner, diagonal, vertical))
         settled = previous_high + 1 if previous_high <= m else m + 1
         previous_low, previous_high = low, high
     return tuple(rows)
+
+
+_cached_beam_rows = lru_cache(maxsize=512)(_beam_rows)
 
 
 def _shifted(words: list, length: int, start: int, target: int, first: int = 0) -> list:
@@ -172,7 +180,7 @@ def _add_targets(found: list, align: list[int], length: int, start_h: int, start
 class _Pair:
     """One hypothesis against one reference: sacrebleu's ``translation_edit_rate``."""
 
-    __slots__ = ("beam", "bytes_of", "full", "lane_bytes", "m", "match_of", "n", "positions", "ref")
+    __slots__ = ("beam", "bytes_of", "capped", "full", "lane_bytes", "m", "match_of", "n", "positions", "ref")
 
     def __init__(self, hyp: list[str], ref: list[str]) -> None:
         self.n, self.m, self.ref = len(hyp), len(ref), ref
@@ -189,6 +197,7 @@ class _Pair:
         self.beam = _beam(self.n, self.m)
         self.lane_bytes = (self.m + 2 + 7) // 8  # room for the carry and one shifted-out bit
         self.bytes_of: dict[str, bytes] | None = None
+        self.capped = False  # whether the candidate cap ended the search (tests read it)
 
     def forward(
         self, words: list[str], start: int, states: list, diagonal_ok: list, deletion_ok: list
@@ -363,6 +372,13 @@ class _Pair:
             for k in range(0, size, width)
         ]
 
+    def distance(self, words: list[str]) -> int:
+        """The beamed edit distance of ``words``, without shifts."""
+        states: list = [(self.full, 0, 0)]
+        self.forward(words, 0, states, [0], [0])
+        vp, vn, v0 = states[self.n]
+        return v0 + vp.bit_count() - vn.bit_count()
+
     def edits(self, hyp: list[str]) -> int:
         """Shifts plus the beamed edit distance after them, as ``translation_edit_rate``."""
         n = self.n
@@ -379,6 +395,7 @@ class _Pair:
             align, ref_err, hyp_err = self.alignment(words, diagonal_ok, deletion_ok)
             found, exhausted = self.candidates(words, align, ref_err, hyp_err, MAX_SHIFT_CANDIDATES - checked)
             checked += len(found)
+            self.capped = exhausted
             if exhausted or not found:
                 return shifts + distance
             best_key = (0, 0, 0, 0)
