@@ -268,6 +268,17 @@ def test_references_of_none_are_left_out_and_none_at_all_is_an_error():
     assert segment_statistics("flow the wing", references) == (1, 2.5)
     with pytest.raises(ValueError, match="no reference"):
         sentence_ter("a", [])
+    with pytest.raises(TypeError):
+        sentence_ter("a", "a")
+
+
+def test_candidates_scored_in_groups_score_the_same(cases, monkeypatch):
+    """On long texts a round's candidates are scored in groups (``TABLE_BYTES``); here in groups
+    of a few lanes, mostly one."""
+    chosen = [c for c in cases if len(c[0].split()) > 25][:60]
+    whole = [sentence_ter(hypothesis, references) for hypothesis, references in chosen]
+    monkeypatch.setattr(ter, "TABLE_BYTES", 400)
+    assert [sentence_ter(hypothesis, references) for hypothesis, references in chosen] == whole
 
 
 def test_corpus_ter_equals_sacrebleu_with_a_varying_number_of_references(cases):

@@ -62,6 +62,8 @@ BEAM_WIDTH = 25
 MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
 MAX_SHIFT_CANDIDATES = 1000
+# At most this many bytes of match vectors at once when a round's candidates are scored together.
+TABLE_BYTES = 8 << 20
 
 _TOKENIZER = TercomTokenizer(normalized=False, no_punct=False, asian_support=False, case_sensitive=False)
 
@@ -403,7 +405,13 @@ class _Pair:
                 return shifts + distance
             best_key = (0, 0, 0, 0)
             best = -1
-            scores = self.score_shifts(words, found, states)
+            # Lanes in groups whose match vectors take at most TABLE_BYTES (one group but on long texts).
+            group = max(1, TABLE_BYTES // ((n + 1) * self.lane_bytes))
+            scores = [
+                score
+                for at in range(0, len(found), group)
+                for score in self.score_shifts(words, found[at : at + group], states)
+            ]
             for k, ((length, start, target), score) in enumerate(zip(found, scores, strict=True)):
                 key = (distance - score, length, -start, -target)
                 if best < 0 or key > best_key:
@@ -425,6 +433,8 @@ def _pair_edits(hyp: list[str], ref: list[str]) -> int:
 def segment_statistics(hypothesis: str, references: Sequence[str | None]) -> tuple[int, float]:
     """``(fewest edits over the references, average reference length)`` as sacrebleu's
     ``_compute_segment_statistics``; ``None`` references are left out as sacrebleu leaves them out."""
+    if isinstance(references, str):
+        raise TypeError("references: a sequence of strings, not one string")
     refs = [_reference_words(text) for text in references if text is not None]
     if not refs:
         raise ValueError("no reference to score against")
