@@ -42,13 +42,13 @@ def register(subparsers) -> None:
 
 
 def run_bleu(args: argparse.Namespace) -> int:
-    """Sentence BLEU per item; corpus BLEU, chrF and TER over all items, each with its signature."""
+    """BLEU, chrF and TER per item; corpus BLEU, chrF and TER over all items; each with its signature."""
     import sacrebleu
 
     from evaluation.metrics.pairs_io import PairsFormatError, read_pairs
     from evaluation.metrics.text.bleu import corpus_bleu, sentence_bleu
-    from evaluation.metrics.text.chrf import corpus_chrf
-    from evaluation.metrics.text.ter_sacrebleu import corpus_ter
+    from evaluation.metrics.text.chrf import corpus_chrf, sentence_chrf
+    from evaluation.metrics.text.ter_sacrebleu import corpus_ter, sentence_ter
 
     if args.tokenize not in sacrebleu.BLEU.TOKENIZERS:
         known = ", ".join(sacrebleu.BLEU.TOKENIZERS)
@@ -69,10 +69,21 @@ def run_bleu(args: argparse.Namespace) -> int:
     try:
         sentence_scores = [sentence_bleu(p.prediction, p.references, **options) for p in pairs]
         # The sentence signature depends on the number of references, so it is kept per item.
-        items = [
-            {"id": p.id, "bleu": score.score, "signature": score.signature}
-            for p, score in zip(pairs, sentence_scores, strict=True)
-        ]
+        items = []
+        for pair, score in zip(pairs, sentence_scores, strict=True):
+            chrf_item = sentence_chrf(pair.prediction, pair.references)
+            ter_item = sentence_ter(pair.prediction, pair.references)
+            items.append(
+                {
+                    "id": pair.id,
+                    "bleu": score.score,
+                    "signature": score.signature,
+                    "chrf": chrf_item.score,
+                    "chrf_signature": chrf_item.signature,
+                    "ter": ter_item.score,
+                    "ter_signature": ter_item.signature,
+                }
+            )
         # Items may have different numbers of references: each is scored against its own (the
         # signatures then say nrefs:var), as sacrebleu does with its reference streams padded.
         bleu = corpus_bleu(predictions, references, **options)

@@ -142,6 +142,19 @@ def test_bleu_cli_reports_items_and_a_signed_corpus_score(tmp_path, capsys):
     sentence = sacrebleu.BLEU(effective_order=True)
     assert report["items"][0]["bleu"] == pytest.approx(sentence.sentence_score(*PAIR_1).score)
     assert report["items"][0]["signature"] == str(sentence.get_signature())
+    # chrF and TER per item too (issue 28), each equal to sacrebleu's sentence score, with its signature.
+    for item, record in zip(report["items"], records, strict=True):
+        chrf_item, ter_item = sacrebleu.CHRF(), sacrebleu.TER()
+        assert item["chrf"] == pytest.approx(
+            chrf_item.sentence_score(record["prediction"], record["references"]).score
+        )
+        assert item["ter"] == pytest.approx(
+            ter_item.sentence_score(record["prediction"], record["references"]).score
+        )
+        assert (item["chrf_signature"], item["ter_signature"]) == (
+            str(chrf_item.get_signature()),
+            str(ter_item.get_signature()),
+        )
 
 
 @pytest.mark.parametrize(

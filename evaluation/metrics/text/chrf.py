@@ -14,3 +14,10 @@ def corpus_chrf(predictions: Sequence[str], references: Sequence[Sequence[str]])
     metric = sacrebleu.CHRF()
     result = metric.corpus_score(list(predictions), _references_by_position(references))
     return SacrebleuScore("chrf", result.score, str(metric.get_signature()))
+
+
+def sentence_chrf(prediction: str, references: Sequence[str]) -> SacrebleuScore:
+    """One output's chrF against its own references, with sacrebleu's sentence signature."""
+    metric = sacrebleu.CHRF()
+    score = metric.sentence_score(prediction, list(references)).score
+    return SacrebleuScore("chrf", score, str(metric.get_signature()))
