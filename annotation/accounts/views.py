@@ -51,8 +51,9 @@ from annotation.permissions import AuthenticatedHttpRequest, is_researcher, owne
 LOGIN_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 
-def too_many_attempts(request: HttpRequest) -> HttpResponse:
-    minutes = settings.SIGNUP_THROTTLE_MINUTES
+def too_many_attempts(request: HttpRequest, minutes: int | None = None) -> HttpResponse:
+    """429 with the page that says how long to wait (the sign-up window unless ``minutes`` is given)."""
+    minutes = minutes or settings.SIGNUP_THROTTLE_MINUTES
     response = render(request, "registration/throttled.html", {"minutes": minutes}, status=429)
     response["Retry-After"] = str(minutes * 60)
     return response
@@ -86,11 +87,9 @@ def refuse_password_spraying(view):
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if request.method == "POST" and throttle.login_failures().spent(request):
-            minutes = throttle.login_failures().minutes
-            response = render(request, "registration/throttled.html", {"minutes": minutes}, status=429)
-            response["Retry-After"] = str(minutes * 60)
-            return response
+        budget = throttle.login_failures()
+        if request.method == "POST" and budget.spent(request):
+            return too_many_attempts(request, budget.minutes)
         return view(request, *args, **kwargs)
 
     return wrapper

@@ -61,11 +61,14 @@ def receive_body(
     digest = hashlib.sha256()
     size = 0
     pending: list[bytes] = []
+    pending_bytes = 0
 
     def hand_over(at_least: int) -> None:
-        if pending and sum(map(len, pending)) >= at_least:
+        nonlocal pending_bytes
+        if pending and pending_bytes >= at_least:
             store(b"".join(pending))
             pending.clear()
+            pending_bytes = 0
 
     while chunk := stream.read(CHUNK):
         if unzipper is not None:
@@ -78,12 +81,14 @@ def receive_body(
             raise BodyRefused(f"the body is over the {limit:,} bytes an import job takes", status=413)
         digest.update(chunk)
         pending.append(packer.compress(chunk))
+        pending_bytes += len(pending[-1])
         hand_over(STORED_CHUNK)
     if unzipper is not None and not unzipper.eof:
         raise BodyRefused("Content-Encoding is gzip but the body is not: the gzip stream ends early")
     if size == 0:
         raise BodyRefused("the body is empty: send the import as the request's body")
     pending.append(packer.flush())
+    pending_bytes += len(pending[-1])
     hand_over(1)
     return size, digest.hexdigest()
 
