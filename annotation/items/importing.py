@@ -7,8 +7,9 @@ made of them, and this module turns the pooled pairs into items without knowing 
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -73,15 +74,46 @@ class ImportSummary:
     judging_order: dict = field(default_factory=dict)
 
 
-def _check_new_ids(kind: str, items: Sequence[TopicIn] | Sequence[DocumentIn], existing: set[str]) -> None:
+DOCUMENT_BATCH = 2000  # documents stored per INSERT: a large import is never held whole
+
+
+def _checked_new_ids(kind: str, entries: Iterable[Any], existing: set[str]) -> Iterator[Any]:
+    """The entries, each checked as it passes: an id new to the project and not given twice, else
+    an ImportProblem naming the entry (``documents[12].id``)."""
     seen: set[str] = set()
-    for index, item in enumerate(items):
-        item_id = item["id"]
-        if item_id in seen:
-            raise ImportProblem(f"{kind}[{index}].id", f"{item_id!r} appears twice in this import")
-        if item_id in existing:
-            raise ImportProblem(f"{kind}[{index}].id", f"{item_id!r} already exists in this project")
-        seen.add(item_id)
+    for index, entry in enumerate(entries):
+        entry_id = entry["id"]
+        if entry_id in seen:
+            raise ImportProblem(f"{kind}[{index}].id", f"{entry_id!r} appears twice in this import")
+        if entry_id in existing:
+            raise ImportProblem(f"{kind}[{index}].id", f"{entry_id!r} already exists in this project")
+        seen.add(entry_id)
+        yield entry
+
+
+class DocumentIndex(Mapping[str, Document]):
+    """A project's documents by their imported ids, holding only the keys: a million documents'
+    texts would not fit in a worker's memory. Each document read from it is its row with the title
+    and text deferred (loaded if read), which is all a task's foreign key needs."""
+
+    def __init__(self, project: Project) -> None:
+        self._project_id = project.pk
+        self._keys: dict[str, int] = dict(project.documents.values_list("external_id", "pk"))
+
+    def __getitem__(self, external_id: str) -> Document:
+        pk = self._keys[external_id]
+        return Document.from_db(
+            Document.objects.db, ["id", "project_id", "external_id"], [pk, self._project_id, external_id]
+        )
+
+    def __contains__(self, external_id: object) -> bool:
+        return external_id in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
 
 
 @dataclass(frozen=True)
@@ -89,30 +121,35 @@ class Catalogue:
     """A project's topics and documents by their imported ids, after an import added its own."""
 
     topics: dict[str, Topic]
-    documents: dict[str, Document]
+    documents: Mapping[str, Document]
     topics_created: int = 0
     documents_created: int = 0
 
 
 def add_topics_and_documents(
-    project: Project, topics: Sequence[TopicIn], documents: Sequence[DocumentIn]
+    project: Project, topics: Sequence[TopicIn], documents: Iterable[DocumentIn]
 ) -> Catalogue:
-    """Create topics and documents (ids new to the project, else an ImportProblem naming the entry)."""
-    _check_new_ids("topics", topics, set(project.topics.values_list("external_id", flat=True)))
-    _check_new_ids("documents", documents, set(project.documents.values_list("external_id", flat=True)))
+    """Create topics and documents (ids new to the project, else an ImportProblem naming the entry).
+    ``documents`` may be a stream (an import job's): it is read once and stored in batches."""
+    existing_topics = set(project.topics.values_list("external_id", flat=True))
     new_topics = Topic.objects.bulk_create(
         Topic(project=project, external_id=t["id"], title=t["title"], description=t.get("description", ""))
-        for t in topics
+        for t in _checked_new_ids("topics", topics, existing_topics)
     )
-    new_documents = Document.objects.bulk_create(
-        Document(project=project, external_id=d["id"], title=d.get("title", ""), text=d["text"])
-        for d in documents
-    )
+    existing_documents = set(project.documents.values_list("external_id", flat=True))
+    checked = _checked_new_ids("documents", documents, existing_documents)
+    documents_created = 0
+    while batch := list(itertools.islice(checked, DOCUMENT_BATCH)):
+        Document.objects.bulk_create(
+            Document(project=project, external_id=d["id"], title=d.get("title", ""), text=d["text"])
+            for d in batch
+        )
+        documents_created += len(batch)
     return Catalogue(
         topics={t.external_id: t for t in project.topics.all()},
-        documents={d.external_id: d for d in project.documents.all()},
+        documents=DocumentIndex(project),
         topics_created=len(new_topics),
-        documents_created=len(new_documents),
+        documents_created=documents_created,
     )
 
 
@@ -221,7 +258,7 @@ def import_items(
     project: Project,
     *,
     topics: Sequence[TopicIn] = (),
-    documents: Sequence[DocumentIn] = (),
+    documents: Iterable[DocumentIn] = (),
     pool: Callable[[Catalogue], dict[str, dict[str, int]]] | None = None,
     items: Sequence[ItemIn] = (),
     gold: Sequence[GoldIn] = (),
@@ -266,7 +303,7 @@ class _Resolver:
         self.documents = catalogue.documents
 
     def _document(self, field: str, doc_id: str | None) -> Document:
-        if doc_id not in self.documents:
+        if doc_id is None or doc_id not in self.documents:
             raise ImportProblem(field, f"document {doc_id!r} is not among the project's documents")
         return self.documents[doc_id]
 
@@ -325,12 +362,14 @@ def add_attention_checks(project: Project, new_items: Sequence[Task], rng: rando
         return 0
     count = min(len(new_items), max(1, round(project.attention_rate * len(new_items))))
     sources = rng.sample(list(new_items), count)
+    # One query for the sources' titles and texts (the catalogue's documents defer them).
+    originals = Document.objects.in_bulk({source.document_id for source in sources})
     degraded_documents = Document.objects.bulk_create(
         Document(
             project=project,
-            external_id=f"{source.document.external_id}~degraded~{source.pk}",
-            title=source.document.title,
-            text=degrade_text(source.document.text, rng),
+            external_id=f"{originals[source.document_id].external_id}~degraded~{source.pk}",
+            title=originals[source.document_id].title,
+            text=degrade_text(originals[source.document_id].text, rng),
         )
         for source in sources
     )

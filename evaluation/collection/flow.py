@@ -8,13 +8,13 @@ and is reported as ``field: message`` pairs (``runs[0]`` line 12, ``topics[3].id
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
 
-from annotation.items.importing import Catalogue, ImportProblem, ImportSummary, import_items
+from annotation.items.importing import Catalogue, DocumentIn, ImportProblem, ImportSummary, import_items
 from annotation.models import Project
 from annotation.serializers import TopicInSerializer
 from evaluation.collection.external_qrels import import_external_qrels
@@ -126,16 +126,22 @@ def reference_qrels(project: Project, name: str, text: str) -> ExternalQrels:
 
 
 def import_from_body(
-    project: Project, body: Any, still_wanted: Callable[[], None] = lambda: None
+    project: Project,
+    body: Any,
+    still_wanted: Callable[[], None] = lambda: None,
+    documents: Iterable[DocumentIn] | None = None,
 ) -> ImportSummary:
     """Validate an import body (the parsed JSON) and import it; raise ImportFailed naming each problem.
     ``still_wanted()`` is called at the end of the storing transaction and raises to undo it (an
-    import job cancelled meanwhile)."""
+    import job cancelled meanwhile). ``documents``, if given, are the body's documents already checked
+    (an import job reads them apart as a stream: ``collection.streaming``); ``body`` then has none."""
     if not isinstance(body, Mapping):
         raise ImportFailed([("", "the body must be one JSON object with topics, documents, runs, items …")])
-    serializer = ImportSerializer(data=body)
-    if not serializer.is_valid():
-        raise ImportFailed(list(flatten_errors(serializer.errors)))
+    serializer = ImportSerializer(data=body, context={"documents": documents})
+    valid = serializer.is_valid()
+    streamed_problems = getattr(documents, "problems", [])
+    if not valid or streamed_problems:
+        raise ImportFailed([*streamed_problems, *(() if valid else flatten_errors(serializer.errors))])
     data = dict(serializer.validated_data)
     given = len(data["topics"])
     from_file = trec_file_topics(data.pop("trec_topics"))

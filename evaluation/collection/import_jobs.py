@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import itertools
-import json
 import logging
 import tempfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import asdict
 from typing import IO, Any, Protocol
 
@@ -25,6 +26,7 @@ from django.db import OperationalError, transaction
 
 from annotation.models import Project
 from evaluation.collection.flow import ImportFailed, import_from_body
+from evaluation.collection.streaming import read_body
 from evaluation.jobs import lifecycle
 from evaluation.models import ImportJob, ImportJobChunk
 
@@ -128,16 +130,48 @@ def set_stage(job_id: int, stage: str, progress: float) -> None:
     lifecycle.progress(IMPORT_JOBS, job_id, stage, progress)
 
 
-def body_file(job: ImportJob) -> IO[bytes]:
-    """The job's body, decompressed as its chunks are read into a temporary file (on disk past
-    ``SPOOL_BYTES``), so that a gigabyte body is not held in memory for a bundle's ZIP reader."""
-    out = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 - its reader closes it
+def unpacked_pieces(job: ImportJob) -> Iterator[bytes]:
+    """The job's body, decompressed from its chunks in pieces of at most ``CHUNK`` bytes."""
     unpacker = zlib.decompressobj()
     stored = [bytes(job.body)] if job.body else ()
     chunks = ImportJobChunk.objects.filter(job_id=job.pk).order_by("number").values_list("data", flat=True)
     for data in stored or chunks.iterator(chunk_size=1):
-        out.write(unpacker.decompress(bytes(data)))
-    out.write(unpacker.flush())
+        piece = unpacker.decompress(bytes(data), CHUNK)
+        while piece:
+            yield piece
+            piece = unpacker.decompress(unpacker.unconsumed_tail, CHUNK)
+    if tail := unpacker.flush():
+        yield tail
+
+
+class BodyReader(io.RawIOBase):
+    """The job's body as a file read front to back (a collection's streaming parser reads it)."""
+
+    def __init__(self, job: ImportJob) -> None:
+        self._pieces = unpacked_pieces(job)
+        self._left = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._left:
+            piece = next(self._pieces, None)
+            if piece is None:
+                return 0
+            self._left = memoryview(piece)
+        size = min(len(buffer), len(self._left))
+        buffer[:size] = self._left[:size]
+        self._left = self._left[size:]
+        return size
+
+
+def body_file(job: ImportJob) -> IO[bytes]:
+    """The job's body in a temporary file (on disk past ``SPOOL_BYTES``), so that a gigabyte body is
+    not held in memory for a bundle's ZIP reader, which needs to seek."""
+    out = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 - its reader closes it
+    for piece in unpacked_pieces(job):
+        out.write(piece)
     out.seek(0)
     return out
 
@@ -201,14 +235,14 @@ IMPORT_JOBS = lifecycle.register(
 def import_collection_job(
     job: ImportJob, progress: Callable[[str, float], None], still_wanted: Callable[[], None]
 ) -> dict:
-    """The direct import's flow (``collection.import_from_body``) on the job's body."""
+    """The direct import's flow (``collection.import_from_body``) on the job's body, read as a stream:
+    its documents are checked and spooled one by one (``collection.streaming``), never held at once."""
     assert job.project is not None
-    try:
-        body = json.loads(body_of(job))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ImportFailed([("", f"not valid JSON: {error}")]) from error
-    progress("checking and storing (all or nothing)", 0.2)
-    return asdict(import_from_body(job.project, body, still_wanted))
+    with io.BufferedReader(BodyReader(job), CHUNK) as body:
+        rest, documents = read_body(body)
+    with closing(documents):
+        progress("checking and storing (all or nothing)", 0.2)
+        return asdict(import_from_body(job.project, rest, still_wanted, documents=documents))
 
 
 # An importer takes the job, a progress callback and ``still_wanted``, which it calls at the end of its

@@ -109,6 +109,9 @@ class ImportSerializer(StrictSerializer):
     )
 
     def validate(self, attrs):
+        streamed = self.context.get("documents")
+        if streamed is not None:  # an import job's, checked as they were read (``collection.streaming``)
+            attrs["documents"] = streamed
         keys = ("topics", "documents", "runs", "items", "gold", "qualification", "references", "trec_topics")
         if not any(attrs.get(key) for key in (*keys, "qrels")):
             raise serializers.ValidationError(
