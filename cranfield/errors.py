@@ -4,7 +4,9 @@ trace. Under ``/api/`` the answer is JSON, as the API's own errors are.
 
 When the database cannot be reached (restarting, failed over, out of connections) the 500 handler
 answers 503 with Retry-After, saying so — nothing was stored, the request can be sent again —
-instead of "Server Error (500)". Pages for 500 and 503 are rendered without the request, so that
+instead of "Server Error (500)". An error the database gives for the request itself (a statement
+past its limits, SQLSTATE class 54) is a 500 that says sending it again will not help. The API's
+JSON says which in ``retry`` (true or false). Pages for 500 and 503 are rendered without the request, so that
 nothing on them (the logged-in user, the session) touches the database that may have failed.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from collections.abc import Iterator
 
 from axes.helpers import get_client_username
 from django.conf import settings
@@ -29,16 +32,32 @@ UNAVAILABLE = (
     "The database is unavailable for a moment (it may be restarting). Nothing from this request was "
     f"stored: send it again in a few seconds (Retry-After: {RETRY_SECONDS})."
 )
+TOO_LARGE_FOR_THE_DATABASE = (
+    "The database refused this request as past its limits (too large or too complex). Nothing from it was "
+    "stored, and sending it again will not help: send less at once (a large import as an import job)."
+)
+SERVER_ERROR = "Server error: the request could not be finished. Sending it again will not help."
 PROJECT_PATH = re.compile(r"^/projects/(\d+)/")
 
 
-def database_unavailable() -> bool:
+def exception_chain() -> Iterator[BaseException]:
+    """The exception being handled and those it was raised from or during."""
     error = sys.exc_info()[1]
     while error is not None:
-        if isinstance(error, OperationalError | InterfaceError):
-            return True
+        yield error
         error = error.__cause__ or error.__context__
-    return False
+
+
+def beyond_limits() -> bool:
+    """PostgreSQL's class 54, "program limit exceeded" (a statement or a value too large): the same
+    request fails the same way every time."""
+    return any(str(getattr(error, "sqlstate", "") or "").startswith("54") for error in exception_chain())
+
+
+def database_unavailable() -> bool:
+    """The request failed because the database could not be reached, which passes: retrying helps."""
+    unreachable = any(isinstance(error, OperationalError | InterfaceError) for error in exception_chain())
+    return unreachable and not beyond_limits()
 
 
 def is_api(request: HttpRequest) -> bool:
@@ -76,11 +95,12 @@ def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
 def handler500(request: HttpRequest) -> HttpResponse:
     response: HttpResponse
     if not database_unavailable():
+        detail = TOO_LARGE_FOR_THE_DATABASE if beyond_limits() else SERVER_ERROR
         if is_api(request):
-            return JsonResponse({"detail": "Server error: the request could not be finished."}, status=500)
+            return JsonResponse({"detail": detail, "retry": False}, status=500)
         return HttpResponse(last_resort_page("500.html", {}, "Something went wrong", ""), status=500)
     if is_api(request):
-        response = JsonResponse({"detail": UNAVAILABLE}, status=503)
+        response = JsonResponse({"detail": UNAVAILABLE, "retry": True}, status=503)
     else:
         page = last_resort_page("503.html", {"message": UNAVAILABLE}, "Try again in a moment", UNAVAILABLE)
         response = HttpResponse(page, status=503)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import psycopg
 from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
@@ -23,10 +24,21 @@ def database_down(request: HttpRequest) -> HttpResponse:
     raise OperationalError("connection refused, on purpose: the 503 page")
 
 
+def past_the_databases_limits(request: HttpRequest) -> HttpResponse:
+    """As Django raises psycopg's "program limit exceeded" (a statement too large): wrapped."""
+    try:
+        raise psycopg.errors.ProgramLimitExceeded("statement too large, on purpose")
+    except psycopg.Error as error:
+        raise OperationalError(str(error)) from error
+
+
 urlpatterns = [
     *site_urls,
     path("test-errors/500/", a_bug),
     path("test-errors/503/", database_down),
+    path("api/test-errors/503/", database_down),
+    path("api/test-errors/too-large/", past_the_databases_limits),
+    path("api/test-errors/500/", a_bug),
     path("test-errors/429/", too_many_attempts),
     path("test-errors/locked-out/", locked_out),
 ]

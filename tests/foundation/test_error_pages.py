@@ -78,6 +78,21 @@ def test_while_the_database_is_down_pages_and_the_api_answer_503_with_retry_afte
     assert 'href="/static/annotation/cranfield.css"' in text and "Log out" not in text  # no session read
 
 
+def test_the_apis_errors_say_whether_sending_again_can_help(errors):
+    down = errors.get("/api/test-errors/503/")
+    assert (down.status_code, down["Retry-After"], down.json()["retry"]) == (503, "5", True)
+    assert "send it again in a few seconds" in down.json()["detail"]
+    # A statement past PostgreSQL's limits fails the same way every time: no Retry-After, no "again".
+    too_large = errors.get("/api/test-errors/too-large/")
+    assert (too_large.status_code, too_large.json()["retry"]) == (500, False)
+    assert not too_large.has_header("Retry-After")
+    assert "sending it again will not help" in too_large.json()["detail"]
+    assert "statement too large" not in too_large.json()["detail"]  # no internals
+    bug = errors.get("/api/test-errors/500/")
+    assert (bug.status_code, bug.json()) == (500, {"detail": bug.json()["detail"], "retry": False})
+    assert "RuntimeError" not in bug.json()["detail"]
+
+
 def test_the_503_page_still_says_so_when_the_sites_look_cannot_be_drawn(errors, settings):
     # Production's static files storage with nothing collected: {% static %} fails on every page.
     settings.STORAGES = {

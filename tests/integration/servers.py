@@ -46,16 +46,21 @@ def manage(environment: dict, *args: str) -> str:
 
 
 class Gunicorn:
-    """gunicorn serving ``cranfield.wsgi`` on a free port until ``stop()``."""
+    """gunicorn serving ``cranfield.wsgi`` on a free port until ``stop()``, with the production
+    settings (``cranfield/gunicorn.py``, as ``docker/entrypoint.sh`` runs it) and what ``options``
+    change (``--timeout``, ``--worker-class``, …)."""
 
-    def __init__(self, environment: dict, log_path: Path, *, workers: int = 2, threads: int = 2) -> None:
+    def __init__(
+        self, environment: dict, log_path: Path, *, workers: int = 2, threads: int = 2, options: tuple = ()
+    ) -> None:
         self.log_path = log_path
         self.log: IO[str] = open(log_path, "w")  # noqa: SIM115 - lives as long as the server
         port = free_port()
         self.base = f"http://127.0.0.1:{port}"
         self.process = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "cranfield.wsgi", "-b", f"127.0.0.1:{port}",
-             "-w", str(workers), "--threads", str(threads), "--timeout", "120"],
+            [str(Path(sys.executable).parent / "gunicorn"), "cranfield.wsgi",
+             "-c", "python:cranfield.gunicorn", "-b", f"127.0.0.1:{port}", "-w", str(workers),
+             "--threads", str(threads), "--timeout", "120", "--access-logfile", "/dev/null", *options],
             cwd=PROJECT_DIR, env=environment, stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         for _ in range(300):
