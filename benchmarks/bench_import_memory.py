@@ -6,6 +6,7 @@ Celery worker, each size on freshly started processes. The peak is each process'
 upload, so the difference is what the import cost.
 
     .venv/bin/python benchmarks/bench_import_memory.py                 # 100, 500 and 1,000 MB
+    .venv/bin/python benchmarks/bench_import_memory.py --bundles       # … and each project's bundle
     .venv/bin/python benchmarks/bench_import_memory.py --sizes 20      # a quick look
 
 The body is written to a temporary file first and sent from it (the sender holds none of it). Needs
@@ -45,6 +46,7 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument(
         "--sizes", default="100,500,1000", help="body sizes in MB (10^6 bytes), comma-separated"
     )
+    parser.add_argument("--bundles", action="store_true", help="also export and import each project's bundle")
     parser.add_argument("--keep-database", action="store_true")
     return parser.parse_args()
 
@@ -101,13 +103,25 @@ def start_web(environment: dict[str, str], workdir: Path) -> tuple[subprocess.Po
     raise SystemExit("gunicorn did not start: " + (workdir / "gunicorn.log").read_text())
 
 
-def measure(size_mb: int, environment: dict[str, str], workdir: Path) -> dict:
+def wait_for(session: requests.Session, job: dict, what: str) -> dict:
+    while job["status"] in {"queued", "running"}:
+        time.sleep(1)
+        job = session.get(job["url"], timeout=60).json()
+    if job["status"] != "done":
+        raise SystemExit(f"{what}: the job failed: {job}")
+    return job
+
+
+def measure(size_mb: int, environment: dict[str, str], workdir: Path, bundles: bool) -> list[dict]:
+    """The collection's import as a job; with ``bundles``, then its bundle exported and imported as a
+    new project, on processes started afresh. One row per step."""
     from annotation.models import Document, Project
 
     body = workdir / "body.json"
     documents = write_body(body, size_mb * MB)
     owner, session = researcher_session(f"memory-{size_mb}")
     project = Project.objects.create(name=f"{size_mb} MB", owner=owner)
+    rows = []
     web, base = start_web(environment, workdir)
     worker = start_worker(environment, workdir)
     try:
@@ -123,28 +137,60 @@ def measure(size_mb: int, environment: dict[str, str], workdir: Path) -> dict:
         uploaded = time.perf_counter() - started
         if response.status_code != 202:
             raise SystemExit(f"{size_mb} MB: {response.status_code} {response.text[:500]}")
-        job = response.json()
-        while job["status"] in {"queued", "running"}:
-            time.sleep(1)
-            job = session.get(job["url"], timeout=60).json()
-        imported = time.perf_counter() - started
-        if job["status"] != "done":
-            raise SystemExit(f"{size_mb} MB: the job failed: {job}")
+        wait_for(session, response.json(), f"{size_mb} MB")
         stored = Document.objects.filter(project=project).count()
         if stored != documents:
             raise SystemExit(f"{size_mb} MB: {stored:,} documents stored of {documents:,}")
-        return {
-            "size": body.stat().st_size,
-            "documents": documents,
-            "web": (idle_web, children_peak(web.pid)),
-            "worker": (idle_worker, children_peak(worker.pid)),
-            "uploaded": uploaded,
-            "imported": imported,
-        }
+        rows.append({
+            "step": "collection import job", "size": body.stat().st_size, "documents": documents,
+            "web": (idle_web, children_peak(web.pid)), "worker": (idle_worker, children_peak(worker.pid)),
+            "uploaded": uploaded, "done": time.perf_counter() - started,
+        })  # fmt: skip
     finally:
         stop(web)
         stop(worker)
         body.unlink()
+    if not bundles:
+        return rows
+    bundle = workdir / "bundle.zip"
+    web, base = start_web(environment, workdir)
+    worker = start_worker(environment, workdir)
+    try:
+        idle_web, idle_worker = children_peak(web.pid), children_peak(worker.pid)
+        started = time.perf_counter()
+        with session.get(f"{base}/api/projects/{project.pk}/bundle/", stream=True, timeout=3600) as response:
+            response.raise_for_status()
+            with bundle.open("wb") as out:
+                for piece in response.iter_content(1 << 20):
+                    out.write(piece)
+        exported = time.perf_counter() - started
+        rows.append({
+            "step": "bundle export", "size": bundle.stat().st_size, "documents": documents,
+            "web": (idle_web, children_peak(web.pid)), "worker": (idle_worker, children_peak(worker.pid)),
+            "uploaded": exported, "done": exported,
+        })  # fmt: skip
+        started = time.perf_counter()
+        with bundle.open("rb") as data:
+            response = session.post(
+                f"{base}/api/bundles/", data=data, headers={"Content-Type": "application/zip"}, timeout=3600
+            )
+        uploaded = time.perf_counter() - started
+        if response.status_code != 202:
+            raise SystemExit(f"{size_mb} MB bundle: {response.status_code} {response.text[:500]}")
+        job = wait_for(session, response.json(), f"{size_mb} MB bundle")
+        copy = Project.objects.exclude(pk=project.pk).filter(owner=owner).get()
+        if Document.objects.filter(project=copy).count() != documents:
+            raise SystemExit(f"{size_mb} MB bundle: the copy lacks documents ({job})")
+        rows.append({
+            "step": "bundle import job", "size": bundle.stat().st_size, "documents": documents,
+            "web": (idle_web, children_peak(web.pid)), "worker": (idle_worker, children_peak(worker.pid)),
+            "uploaded": uploaded, "done": time.perf_counter() - started,
+        })  # fmt: skip
+    finally:
+        stop(web)
+        stop(worker)
+        bundle.unlink(missing_ok=True)
+    return rows
 
 
 def main() -> None:
@@ -154,21 +200,22 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory(prefix="bench-memory-") as directory:
             for size in [int(s) for s in args.sizes.split(",")]:
-                result = measure(size, environment, Path(directory))
-                rows.append(result)
-                print(f"{size} MB done: {result}", file=sys.stderr, flush=True)
+                for row in measure(size, environment, Path(directory), args.bundles):
+                    rows.append(row)
+                    print(f"{size} MB: {row}", file=sys.stderr, flush=True)
     finally:
         if not args.keep_database:
             drop_database(args.database_url)
     print(
         f"\n{os.cpu_count()} cores; peak resident memory (VmHWM) of each process, idle → after the import\n"
     )
-    print("| body | documents | web (gunicorn worker) MB | worker (Celery child) MB | upload s | to done s |")
-    print("|---|---|---|---|---|---|")
+    print("| step | body | documents | web (gunicorn worker) MB | worker (Celery child) MB | sent s | done s |")  # noqa: E501
+    print("|---|---|---|---|---|---|---|")
     for row in rows:
         print(
-            f"| {row['size'] / MB:,.0f} MB | {row['documents']:,} | {row['web'][0]} → {row['web'][1]} "
-            f"| {row['worker'][0]} → {row['worker'][1]} | {row['uploaded']:.1f} | {row['imported']:.1f} |"
+            f"| {row['step']} | {row['size'] / MB:,.0f} MB | {row['documents']:,} "
+            f"| {row['web'][0]} → {row['web'][1]} | {row['worker'][0]} → {row['worker'][1]} "
+            f"| {row['uploaded']:.1f} | {row['done']:.1f} |"
         )
 
 

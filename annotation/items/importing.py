@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Model
 
 from annotation.crowd.quality.attention import degrade_text
 from annotation.items.counts import forget_task_facts
@@ -77,6 +77,16 @@ class ImportSummary:
 DOCUMENT_BATCH = 2000  # documents stored per INSERT: a large import is never held whole
 
 
+def store_in_batches(model: type[Model], rows: Iterable[Model], size: int | None = None) -> int:
+    """INSERT ``rows`` (a stream) ``size`` at a time; return how many. Django's own ``bulk_create``
+    makes a list of everything first, which for a gigabyte of documents is a gigabyte of objects."""
+    stream, stored = iter(rows), 0
+    while batch := list(itertools.islice(stream, size or DOCUMENT_BATCH)):
+        model._default_manager.bulk_create(batch)
+        stored += len(batch)
+    return stored
+
+
 def _checked_new_ids(kind: str, entries: Iterable[Any], existing: set[str]) -> Iterator[Any]:
     """The entries, each checked as it passes: an id new to the project and not given twice, else
     an ImportProblem naming the entry (``documents[12].id``)."""
@@ -137,14 +147,13 @@ def add_topics_and_documents(
         for t in _checked_new_ids("topics", topics, existing_topics)
     )
     existing_documents = set(project.documents.values_list("external_id", flat=True))
-    checked = _checked_new_ids("documents", documents, existing_documents)
-    documents_created = 0
-    while batch := list(itertools.islice(checked, DOCUMENT_BATCH)):
-        Document.objects.bulk_create(
+    documents_created = store_in_batches(
+        Document,
+        (
             Document(project=project, external_id=d["id"], title=d.get("title", ""), text=d["text"])
-            for d in batch
-        )
-        documents_created += len(batch)
+            for d in _checked_new_ids("documents", documents, existing_documents)
+        ),
+    )
     return Catalogue(
         topics={t.external_id: t for t in project.topics.all()},
         documents=DocumentIndex(project),

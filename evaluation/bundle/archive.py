@@ -29,6 +29,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from annotation.items.importing import store_in_batches
 from annotation.models import (
     Adjudication,
     Assignment,
@@ -634,12 +635,12 @@ def restore_topics_and_documents(
         ],
         batch_size=2000,
     )
-    Document.objects.bulk_create(
+    store_in_batches(  # a stream: Django's bulk_create would hold every document at once
+        Document,
         (
             Document(project=project, external_id=r["id"], title=r["title"], text=r["text"])
             for _, r in lines(archive, "documents.jsonl")
         ),
-        batch_size=2000,
     )
     topic_pk = dict(project.topics.values_list("external_id", "pk"))
     return topic_pk, dict(project.documents.values_list("external_id", "pk"))
