@@ -42,7 +42,7 @@ MB = 1_000_000
 def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/cranfield_bench_memory")
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/8")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/6")
     parser.add_argument(
         "--sizes", default="100,500,1000", help="body sizes in MB (10^6 bytes), comma-separated"
     )

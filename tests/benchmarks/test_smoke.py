@@ -112,6 +112,30 @@ def test_imports_benchmark_quick_mode_runs_jobs_through_a_real_worker(redis_url)
     assert "imported as a new project in" in stdout
 
 
+def test_import_memory_benchmark_measures_each_process_on_a_small_body(redis_url):
+    """The memory benchmark on a 5 MB collection: gunicorn as production runs it and a real worker,
+    the import job, then the project's bundle out and back in, each with its processes' peaks."""
+    url = own_database("memorysmoke", "the import memory benchmark")
+    stdout = run_benchmark(
+        "bench_import_memory.py",
+        "--sizes",
+        "5",
+        "--bundles",
+        "--database-url",
+        url,
+        "--redis-url",
+        redis_url.rsplit("/", 1)[0] + "/6",  # its own Redis db
+    )
+    assert "cores; peak resident memory (VmHWM)" in stdout
+    for step in ("collection import job", "bundle export", "bundle import job"):
+        found = re.search(rf"\| {step} \| [\d,]+ MB \| ([\d,]+) \| (\d+) → (\d+) \| (\d+) → (\d+) \|", stdout)
+        assert found, stdout
+        documents, web_idle, web_peak, worker_idle, worker_peak = (
+            int(g.replace(",", "")) for g in found.groups()
+        )
+        assert documents > 2000 and 0 < web_idle <= web_peak and 0 < worker_idle <= worker_peak
+
+
 def test_text_benchmark_quick_mode_checks_against_peers_and_runs_the_app(redis_url):
     """The text benchmark on 4 systems × 30 inputs: ROUGE against rouge-score and the correlation
     matrix against SciPy (it asserts both agree), then the campaign through gunicorn, PostgreSQL,
