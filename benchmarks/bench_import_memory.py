@@ -209,7 +209,9 @@ def main() -> None:
     print(
         f"\n{os.cpu_count()} cores; peak resident memory (VmHWM) of each process, idle → after the import\n"
     )
-    print("| step | body | documents | web (gunicorn worker) MB | worker (Celery child) MB | sent s | done s |")  # noqa: E501
+    print(
+        "| step | body | documents | web (gunicorn worker) MB | worker (Celery child) MB | sent s | done s |"
+    )
     print("|---|---|---|---|---|---|---|")
     for row in rows:
         print(

@@ -151,11 +151,19 @@ class ServerConfig:
     threads: int = 1
 
     def describe(self) -> str:
+        if self.worker_class == "production":
+            return "gunicorn as production runs it (cranfield/gunicorn.py)"
         if self.worker_class == "sync":
             return f"gunicorn sync, {self.workers} workers"
         return f"gunicorn gthread, {self.workers} workers x {self.threads} threads"
 
     def argv(self, port: int, access_log: Path) -> list[str]:
+        if self.worker_class == "production":  # the settings file, only the address and the log changed
+            return [
+                str(BIN / "gunicorn"), "cranfield.wsgi:application", "-c", "python:cranfield.gunicorn",
+                "--bind", f"127.0.0.1:{port}", "--access-logfile", str(access_log),
+                "--access-logformat", "%(m)s %(U)s %(s)s %(M)s",
+            ]  # fmt: skip
         argv = [
             str(BIN / "gunicorn"),
             "cranfield.wsgi:application",
@@ -179,6 +187,8 @@ class ServerConfig:
 CONFIGS = {
     "sync3": ServerConfig("sync3", "sync", 3),
     "sync5": ServerConfig("sync5", "sync", 5),
+    "gthread3x1": ServerConfig("gthread3x1", "gthread", 3, 1),
+    "production": ServerConfig("production", "production", 3),
     "gthread2x4": ServerConfig("gthread2x4", "gthread", 2, 4),
     "gthread3x4": ServerConfig("gthread3x4", "gthread", 3, 4),
     "gthread2x8": ServerConfig("gthread2x8", "gthread", 2, 8),

@@ -1,9 +1,9 @@
 """An upload from a slow client finishes (issue 27): gunicorn as production runs it
-(``cranfield/gunicorn.py``: threaded workers) takes an import job sent far more slowly than its
-worker timeout allows and answers 202, and the job imports it. The same sender against sync workers,
-the set-up this replaced, is cut off at the timeout (a 30 MB upload at 0.4 MB/s ended in gunicorn's
-HTML 500 after 60 s), which shows the test can tell the two apart. The timeout is 2 s here, not
-production's 60, so the slow upload takes seconds instead of minutes."""
+(``cranfield/gunicorn.py``: sync workers that report in as a body arrives, ``cranfield.heartbeat``)
+takes an import job sent far more slowly than its worker timeout allows and answers 202, and the job
+imports it. The same sender against plain sync workers, the set-up this replaced, is cut off at the
+timeout (a 30 MB upload at 0.4 MB/s ended in gunicorn's HTML 500 after 60 s), which shows the test can
+tell the two apart. The timeout is 2 s here, not production's 60, so the slow upload takes seconds."""
 
 from __future__ import annotations
 
@@ -65,7 +65,9 @@ def a_collection(prefix: str) -> bytes:
 
 def test_a_slow_upload_to_the_production_server_finishes_and_is_imported(install):
     environment, token, folder = install
-    server = Gunicorn(environment, folder / "gthread.log", workers=1, options=("--timeout", str(TIMEOUT)))
+    server = Gunicorn(
+        environment, folder / "gthread.log", workers=1, threads=1, options=("--timeout", str(TIMEOUT))
+    )
     try:
         api = requests.Session()
         api.headers["Authorization"] = f"Token {token}"
@@ -90,15 +92,16 @@ def test_a_slow_upload_to_the_production_server_finishes_and_is_imported(install
         server.stop()
 
 
-def test_the_same_sender_against_sync_workers_is_cut_off(install):
+def test_the_same_sender_against_plain_sync_workers_is_cut_off(install):
     environment, token, folder = install
-    # One thread: gunicorn turns sync workers with threads into threaded ones.
+    plain = folder / "plain_gunicorn.py"  # gunicorn's defaults (sync workers), without the report hook
+    plain.write_text("")
     server = Gunicorn(
         environment,
         folder / "sync.log",
         workers=1,
         threads=1,
-        options=("--timeout", str(TIMEOUT), "--worker-class", "sync"),
+        options=("--timeout", str(TIMEOUT), "-c", str(plain)),
     )
     try:
         status, _ = send_slowly(
