@@ -114,20 +114,19 @@ def test_imports_benchmark_quick_mode_runs_jobs_through_a_real_worker(redis_url)
 
 def test_import_memory_benchmark_measures_each_process_on_a_small_body(redis_url):
     """The memory benchmark on a 5 MB collection: gunicorn as production runs it and a real worker,
-    the import job, then the project's bundle out and back in, each with its processes' peaks."""
+    the import job with its processes' peaks (the bundle steps' code is the imports benchmark's)."""
     url = own_database("memorysmoke", "the import memory benchmark")
     stdout = run_benchmark(
         "bench_import_memory.py",
         "--sizes",
         "5",
-        "--bundles",
         "--database-url",
         url,
         "--redis-url",
         redis_url.rsplit("/", 1)[0] + "/6",  # its own Redis db
     )
     assert "cores; peak resident memory (VmHWM)" in stdout
-    for step in ("collection import job", "bundle export", "bundle import job"):
+    for step in ("collection import job",):
         found = re.search(rf"\| {step} \| [\d,]+ MB \| ([\d,]+) \| (\d+) → (\d+) \| (\d+) → (\d+) \|", stdout)
         assert found, stdout
         documents, web_idle, web_peak, worker_idle, worker_peak = (
