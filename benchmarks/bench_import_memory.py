@@ -112,6 +112,17 @@ def wait_for(session: requests.Session, job: dict, what: str) -> dict:
     return job
 
 
+def row(
+    step: str, size: int, documents: int, processes: tuple, idle: tuple, sent: float, done: float
+) -> dict:
+    """One table row: ``processes`` (web, worker) and their ``idle`` peaks, read now."""
+    web, worker = processes
+    return {
+        "step": step, "size": size, "documents": documents, "uploaded": sent, "done": done,
+        "web": (idle[0], children_peak(web.pid)), "worker": (idle[1], children_peak(worker.pid)),
+    }  # fmt: skip
+
+
 def measure(size_mb: int, environment: dict[str, str], workdir: Path, bundles: bool) -> list[dict]:
     """The collection's import as a job; with ``bundles``, then its bundle exported and imported as a
     new project, on processes started afresh. One row per step."""
@@ -141,11 +152,11 @@ def measure(size_mb: int, environment: dict[str, str], workdir: Path, bundles: b
         stored = Document.objects.filter(project=project).count()
         if stored != documents:
             raise SystemExit(f"{size_mb} MB: {stored:,} documents stored of {documents:,}")
-        rows.append({
-            "step": "collection import job", "size": body.stat().st_size, "documents": documents,
-            "web": (idle_web, children_peak(web.pid)), "worker": (idle_worker, children_peak(worker.pid)),
-            "uploaded": uploaded, "done": time.perf_counter() - started,
-        })  # fmt: skip
+        done = time.perf_counter() - started
+        idle = (idle_web, idle_worker)
+        rows.append(
+            row("collection import job", body.stat().st_size, documents, (web, worker), idle, uploaded, done)
+        )
     finally:
         stop(web)
         stop(worker)
@@ -164,11 +175,10 @@ def measure(size_mb: int, environment: dict[str, str], workdir: Path, bundles: b
                 for piece in response.iter_content(1 << 20):
                     out.write(piece)
         exported = time.perf_counter() - started
-        rows.append({
-            "step": "bundle export", "size": bundle.stat().st_size, "documents": documents,
-            "web": (idle_web, children_peak(web.pid)), "worker": (idle_worker, children_peak(worker.pid)),
-            "uploaded": exported, "done": exported,
-        })  # fmt: skip
+        idle = (idle_web, idle_worker)
+        rows.append(
+            row("bundle export", bundle.stat().st_size, documents, (web, worker), idle, exported, exported)
+        )
         started = time.perf_counter()
         with bundle.open("rb") as data:
             response = session.post(
@@ -181,11 +191,10 @@ def measure(size_mb: int, environment: dict[str, str], workdir: Path, bundles: b
         copy = Project.objects.exclude(pk=project.pk).filter(owner=owner).get()
         if Document.objects.filter(project=copy).count() != documents:
             raise SystemExit(f"{size_mb} MB bundle: the copy lacks documents ({job})")
-        rows.append({
-            "step": "bundle import job", "size": bundle.stat().st_size, "documents": documents,
-            "web": (idle_web, children_peak(web.pid)), "worker": (idle_worker, children_peak(worker.pid)),
-            "uploaded": uploaded, "done": time.perf_counter() - started,
-        })  # fmt: skip
+        done = time.perf_counter() - started
+        rows.append(
+            row("bundle import job", bundle.stat().st_size, documents, (web, worker), idle, uploaded, done)
+        )
     finally:
         stop(web)
         stop(worker)
