@@ -6,8 +6,9 @@ When the database cannot be reached (restarting, failed over, out of connections
 answers 503 with Retry-After, saying so — nothing was stored, the request can be sent again —
 instead of "Server Error (500)". An error the database gives for the request itself (a statement
 past its limits, SQLSTATE class 54) is a 500 that says sending it again will not help. The API's
-JSON says which in ``retry`` (true or false). Pages for 500 and 503 are rendered without the request, so that
-nothing on them (the logged-in user, the session) touches the database that may have failed.
+JSON says which in ``retry`` (true or false). Pages for 500 and 503 are rendered without the
+request, so that nothing on them (the logged-in user, the session) touches the database that may
+have failed.
 """
 
 from __future__ import annotations
@@ -54,10 +55,10 @@ def beyond_limits() -> bool:
     return any(str(getattr(error, "sqlstate", "") or "").startswith("54") for error in exception_chain())
 
 
-def database_unavailable() -> bool:
-    """The request failed because the database could not be reached, which passes: retrying helps."""
-    unreachable = any(isinstance(error, OperationalError | InterfaceError) for error in exception_chain())
-    return unreachable and not beyond_limits()
+def database_unreachable() -> bool:
+    """The request failed because the database could not be reached, which passes: retrying helps
+    (unless the error is also ``beyond_limits``)."""
+    return any(isinstance(error, OperationalError | InterfaceError) for error in exception_chain())
 
 
 def is_api(request: HttpRequest) -> bool:
@@ -94,8 +95,9 @@ def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 def handler500(request: HttpRequest) -> HttpResponse:
     response: HttpResponse
-    if not database_unavailable():
-        detail = TOO_LARGE_FOR_THE_DATABASE if beyond_limits() else SERVER_ERROR
+    too_large = beyond_limits()
+    if too_large or not database_unreachable():
+        detail = TOO_LARGE_FOR_THE_DATABASE if too_large else SERVER_ERROR
         if is_api(request):
             return JsonResponse({"detail": detail, "retry": False}, status=500)
         return HttpResponse(last_resort_page("500.html", {}, "Something went wrong", ""), status=500)

@@ -176,10 +176,6 @@ def body_file(job: ImportJob) -> IO[bytes]:
     return out
 
 
-def body_of(job: ImportJob) -> bytes:
-    return body_file(job).read()
-
-
 def run(job_id: int) -> str:
     """The task ``tasks.run_import_job``: import a queued job's body, all or nothing
     (``evaluation.jobs.lifecycle``: a redelivered message finds nothing to claim; a job whose worker died

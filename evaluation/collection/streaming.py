@@ -66,11 +66,11 @@ def read_body(file: IO[bytes]) -> tuple[dict[str, Any], SpooledDocuments]:
                 [("", "the body must be one JSON object with topics, documents, runs, items …")]
             )
         streamed = False
-        for prefix, event, value in events:
-            if prefix == "" and event == "end_map":
+        # Each value is read to its end below, so here come only the object's keys and its end.
+        for _, event, key in events:
+            if event == "end_map":
                 break
-            key = value  # a top-level map_key: its value's events follow
-            prefix, event, value = next(events)
+            _, event, value = next(events)  # the value's first event
             if key == "documents" and event == "start_array":
                 if streamed:
                     raise ImportFailed([("documents", "given twice in the body")])

@@ -104,7 +104,7 @@ def test_a_body_is_stored_in_chunks_as_it_arrives_and_read_back_whole(researcher
     sizes = [len(bytes(chunk)) for chunk in job.chunks.order_by("number").values_list("data", flat=True)]
     assert len(sizes) >= 4 and all(size >= 2000 for size in sizes[:-1])
     assert (job.body_bytes, job.body_sha256) == (len(data), hashlib.sha256(data).hexdigest())
-    assert import_jobs.body_of(job) == data
+    assert io.BufferedReader(import_jobs.BodyReader(job)).read() == data  # as a collection is read
     with import_jobs.body_file(job) as body:
         assert body.read() == data
 
