@@ -50,7 +50,8 @@ def json_depth(value: Any) -> int:
         deepest = max(deepest, depth)
         if depth > MAX_JSON_DEPTH:
             break
-        stack.extend((child, depth + 1) for child in children)
+        # Only containers go on the stack: a judgement list's scalars are most of its values.
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
     return deepest
 
 

@@ -32,6 +32,7 @@ from django.utils import timezone
 
 from annotation.adjudication.rules import close_or_refer
 from annotation.items.counts import has_qualification_items
+from annotation.judging.bulk import NewJudgement, insert_judgements
 from annotation.models import (
     Assignment,
     Document,
@@ -600,45 +601,31 @@ def record_judgements(project: Project, judgements: Sequence[RecordedJudgement])
     3. Take the tasks' slots, complete those that reach k judgements (or refer them, by the
        project's adjudication rule), announce the change once.
 
-    One query per kind of row rather than ~20 per judgement: the demo's 1,635 simulated
-    judgements take about a second this way and 35 s through claim and submit on SQLite.
+    One statement per kind of row (``annotation.judging.bulk``) rather than ~20 per judgement: the
+    demo's 1,635 simulated judgements take about a second this way and 35 s through claim and
+    submit on SQLite.
     """
     with transaction.atomic():
         answers = _recordable_answers(project, judgements)
         wanted = Counter(j.task.pk for j in judgements)
-        _take_slots(wanted)
-        now = timezone.now()
+        take_slots(wanted)
         try:
             with transaction.atomic():
-                leases = Assignment.objects.bulk_create(
-                    Assignment(
-                        task=j.task, annotator=j.annotator, status=Assignment.Status.SUBMITTED, expires_at=now
-                    )
-                    for j in judgements
-                )
-                stored = Judgement.objects.bulk_create(
-                    Judgement(
-                        project=project,
-                        task=j.task,
-                        annotator=j.annotator,
-                        assignment=lease,
-                        label=answer.get("label"),
-                        answer=answer,
-                        seconds_spent=j.seconds_spent,
+                keys = insert_judgements(
+                    project.pk,
+                    [
                         # Made away from the judging page: the time given is the time on task.
-                        seconds_on_task=j.seconds_spent,
-                    )
-                    for j, lease, answer in zip(judgements, leases, answers, strict=True)
+                        NewJudgement(j.task.pk, j.annotator.pk, answer, j.seconds_spent)
+                        for j, answer in zip(judgements, answers, strict=True)
+                    ],
                 )
         except IntegrityError as error:
             raise AssignmentError("An annotator would judge the same task twice.") from error
-        JudgementRevision.objects.bulk_create(
-            JudgementRevision(judgement=j, number=1, label=j.label, answer=j.answer) for j in stored
-        )
         close_or_refer(project, list(wanted))
-        if stored:
+        if keys:
             announce_judgements_changed(project.pk)
-        return stored
+        stored = Judgement.objects.in_bulk(keys)
+        return [stored[key] for key in keys]
 
 
 def _recordable_answers(project: Project, judgements: Sequence[RecordedJudgement]) -> list[dict]:
@@ -653,11 +640,13 @@ def _recordable_answers(project: Project, judgements: Sequence[RecordedJudgement
     return [_validated(project, j.answer) for j in judgements]
 
 
-def _take_slots(wanted: Counter[int]) -> None:
-    """Lock the tasks' rows, check they have the slots wanted, and take them."""
+def take_slots(wanted: Counter[int], *, only_open: bool = True) -> None:
+    """Lock the tasks' rows, check they have the slots wanted (AssignmentError naming the first few
+    that have not), and take them: one statement per distinct count. ``only_open``: a completed
+    task has no slot to give (judgements imported from elsewhere may fill any slot left)."""
+    tasks = Task.objects.select_for_update(of=("self",)).filter(pk__in=wanted)
     free = dict(
-        Task.objects.select_for_update(of=("self",))
-        .filter(pk__in=wanted, completed=False)
+        (tasks.filter(completed=False) if only_open else tasks)
         .order_by()
         .values_list("pk", F("required_judgements") - F("slots_taken"))
     )

@@ -179,14 +179,21 @@ class TaskType:
         return config
 
     def validate_answer(
-        self, config: dict[str, Any], answer: Any, *, require_rationale: bool = True
+        self,
+        config: dict[str, Any],
+        answer: Any,
+        *,
+        require_rationale: bool = True,
+        config_checked: bool = False,
     ) -> dict[str, Any]:
         """Check an annotator's answer against this type and its config; return it normalised.
 
         Raises AnswerError whose message names the offending field and says what is allowed.
         ``require_rationale=False`` checks an expected (gold) answer, which needs no rationale.
+        ``config_checked``: the caller has validated ``config`` already (once for many answers).
         """
-        self.validate_config(config)
+        if not config_checked:
+            self.validate_config(config)
         if not isinstance(answer, dict):
             raise AnswerError("field 'answer': an object such as {\"label\": 1}")
         cleaned = self.clean_answer(config, answer)

@@ -10,16 +10,11 @@ Security behavior: researchers only (``IsResearcher``), and only for projects th
 
 from __future__ import annotations
 
-from collections import Counter
-from datetime import timedelta
 from typing import Any
 
 import django_filters
 from django import forms
-from django.contrib.auth import get_user_model
-from django.db import transaction
 from django.db.models import Count, Q
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.pagination import PageNumberPagination
@@ -27,23 +22,21 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.adjudication.rules import close_or_refer
 from annotation.models import (
-    Assignment,
     Document,
     Judgement,
-    JudgementRevision,
-    Membership,
     Project,
     Task,
     Topic,
 )
 from annotation.permissions import IsResearcher, owned_project
 from annotation.rest.parsers import DepthLimitedJSONParser
-from annotation.serializers import IdentifierField, StrictSerializer
-from annotation.signals import announce_judgements_changed
-from annotation.task_types import AnswerError
 from evaluation.collection.flow import ImportFailed, flatten_errors
+from evaluation.collection.judgement_import import (
+    JudgementImportSerializer,
+    JudgementImportSummarySerializer,
+    import_judgements,
+)
 
 
 class Pages(PageNumberPagination):
@@ -244,44 +237,6 @@ class JudgementList(ProjectList):
         )
 
 
-class JudgementInSerializer(StrictSerializer):
-    task = serializers.IntegerField(
-        required=False, min_value=1, max_value=2**63 - 1, help_text="an item's id"
-    )
-    topic = IdentifierField(max_length=100, required=False, allow_null=True, default=None)
-    document = IdentifierField(max_length=200, required=False)
-    document_b = IdentifierField(max_length=200, required=False, allow_null=True, default=None)
-    annotator = serializers.CharField(max_length=150)
-    label = serializers.IntegerField(  # type: ignore[assignment]  # (the stubs' Field.label is its title)
-        required=False, allow_null=True, min_value=-32768, max_value=32767
-    )
-    answer = serializers.JSONField(required=False)
-    seconds_spent = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=1e9)
-
-    def validate(self, attrs):
-        if "task" not in attrs and "document" not in attrs:
-            raise serializers.ValidationError(
-                {"document": ["give the item's document (and topic) or its task id"]}
-            )
-        if "label" not in attrs and "answer" not in attrs:
-            raise serializers.ValidationError({"label": ["give a label or an answer"]})
-        return attrs
-
-
-class JudgementImportSerializer(StrictSerializer):
-    judgements = JudgementInSerializer(many=True, allow_empty=False, max_length=1_000_000)  # type: ignore[call-arg]
-    create_annotators = serializers.BooleanField(
-        default=False,
-        help_text="create an account (inactive, no usable password) for each unknown username",
-    )
-
-
-class JudgementImportSummarySerializer(serializers.Serializer):
-    judgements_created = serializers.IntegerField()
-    items = serializers.IntegerField(help_text="items that received judgements")
-    annotators = serializers.IntegerField()
-
-
 class JudgementImportView(APIView):
     """Import judgements made elsewhere (an earlier campaign, another tool) into the project's items.
 
@@ -307,152 +262,3 @@ class JudgementImportView(APIView):
         except ImportFailed as failure:
             return Response(failure.as_dict(), status=status.HTTP_400_BAD_REQUEST)
         return Response(created, status=status.HTTP_201_CREATED)
-
-
-def import_judgements(project: Project, judgements: list[dict], create_annotators: bool) -> dict:
-    """Store the judgements (validated rows) all or nothing; raise ImportFailed naming the line."""
-    items = ItemFinder(project)
-    users = annotators_for(project, {row["annotator"] for row in judgements}, create_annotators)
-    pending: list[tuple[Task, Any, dict, float | None]] = []
-    seen: set[tuple[int, str]] = set()
-    for index, row in enumerate(judgements):
-        where = f"judgements[{index}]"
-        task = items.find(where, row)
-        user = users.get(row["annotator"])
-        if user is None:
-            raise ImportFailed(
-                [
-                    (
-                        f"{where}.annotator",
-                        f"no account named {row['annotator']!r}: create it "
-                        "first, or send create_annotators: true",
-                    )
-                ]
-            )
-        if (task.pk, row["annotator"]) in seen or items.judged(task, user):
-            raise ImportFailed([(where, f"{row['annotator']!r} already judged this item")])
-        seen.add((task.pk, row["annotator"]))
-        try:
-            answer = project.type.validate_answer(
-                project.config, row.get("answer", {"label": row.get("label")})
-            )
-        except AnswerError as error:
-            raise ImportFailed(
-                [(f"{where}.{'answer' if 'answer' in row else 'label'}", str(error))]
-            ) from error
-        pending.append((task, user, answer, row.get("seconds_spent")))
-    per_task: Counter[int] = Counter()
-    for index, (task, *_) in enumerate(pending):  # the first line that goes past k is named
-        per_task[task.pk] += 1
-        if task.slots_taken + per_task[task.pk] > task.required_judgements:
-            raise ImportFailed(
-                [
-                    (
-                        f"judgements[{index}]",
-                        f"the item would have more than its {task.required_judgements} judgements (k)",
-                    )
-                ]
-            )
-    with transaction.atomic():
-        store(project, pending, users, create_annotators)
-        for task in {task.pk: task for task, *_ in pending}.values():
-            Task.objects.filter(pk=task.pk).update(slots_taken=task.slots_taken + per_task[task.pk])
-        # Complete the items that have their k judgements, or refer them by the adjudication rule.
-        close_or_refer(project, list(per_task))
-        announce_judgements_changed(project.pk)
-    return {"judgements_created": len(pending), "items": len(per_task), "annotators": len(users)}
-
-
-def store(project: Project, pending: list, users: dict, create_annotators: bool) -> None:
-    if create_annotators:
-        for user in users.values():
-            if user.pk is None:
-                user.set_unusable_password()
-                user.save()
-    members = set(project.memberships.values_list("annotator_id", flat=True))
-    Membership.objects.bulk_create(
-        [
-            Membership(project=project, annotator=u)
-            for u in {u.pk: u for _, u, _, _ in pending}.values()
-            if u.pk not in members
-        ]
-    )
-    expired = timezone.now() - timedelta(seconds=1)
-    assignments = Assignment.objects.bulk_create(
-        [
-            Assignment(task=t, annotator=u, status=Assignment.Status.SUBMITTED, expires_at=expired)
-            for t, u, _, _ in pending
-        ]
-    )
-    judgements = Judgement.objects.bulk_create(
-        [
-            Judgement(
-                project=project,
-                task=t,
-                annotator=u,
-                assignment=a,
-                label=answer.get("label"),
-                answer=answer,
-                seconds_spent=seconds,
-                # Judged elsewhere: the time given is the time the annotator took.
-                seconds_on_task=seconds,
-            )
-            for (t, u, answer, seconds), a in zip(pending, assignments, strict=True)
-        ]
-    )
-    JudgementRevision.objects.bulk_create(
-        [JudgementRevision(judgement=j, number=1, label=j.label, answer=j.answer) for j in judgements]
-    )
-
-
-def annotators_for(project: Project, usernames: set[str], create: bool) -> dict[str, Any]:
-    model = get_user_model()
-    users = {u.get_username(): u for u in model.objects.filter(username__in=usernames)}
-    if create:
-        for name in usernames - set(users):
-            users[name] = model(username=name, is_active=False)  # saved with the judgements
-    return users
-
-
-class ItemFinder:
-    """The project's items by id or by (topic, document, document_b), and who has judged each."""
-
-    def __init__(self, project: Project) -> None:
-        self.items = {
-            t.pk: t
-            for t in project.tasks.filter(kind=Task.Kind.ITEM).select_related(
-                "topic", "document", "document_b"
-            )
-        }
-        self.by_ids: dict[tuple, list[Task]] = {}
-        for task in self.items.values():
-            key = (
-                task.topic.external_id if task.topic else None,
-                task.document.external_id,
-                task.document_b.external_id if task.document_b else None,
-            )
-            self.by_ids.setdefault(key, []).append(task)
-        self.done = set(Judgement.objects.filter(project=project).values_list("task_id", "annotator_id"))
-
-    def find(self, where: str, row: dict) -> Task:
-        if "task" in row:
-            task = self.items.get(row["task"])
-            if task is None:
-                raise ImportFailed([(f"{where}.task", f"no item {row['task']} in this project")])
-            return task
-        found = self.by_ids.get((row.get("topic"), row["document"], row.get("document_b")), [])
-        if len(found) != 1:
-            what = "several items" if found else "no item"
-            raise ImportFailed(
-                [
-                    (
-                        f"{where}.document",
-                        f"{what} with topic {row.get('topic')!r} and document "
-                        f"{row['document']!r}" + ("; give the task id" if found else ""),
-                    )
-                ]
-            )
-        return found[0]
-
-    def judged(self, task: Task, user) -> bool:
-        return user.pk is not None and (task.pk, user.pk) in self.done

@@ -112,6 +112,25 @@ def test_imports_benchmark_quick_mode_runs_jobs_through_a_real_worker(redis_url)
     assert "imported as a new project in" in stdout
 
 
+def test_judgements_benchmark_imports_and_builds_ground_truths_on_a_small_scale(redis_url):
+    """Judgements in through the API's import and ground truths out, small: every judgement stored
+    (the benchmark checks), the COPY floor beside each import, crowd-kit's Dawid–Skene beside ours."""
+    url = own_database("judgementsmoke", "the judgements benchmark")
+    stdout = run_benchmark(
+        "bench_judgements.py",
+        "--quick",
+        "--database-url",
+        url,
+        "--redis-url",
+        redis_url.rsplit("/", 1)[0] + "/8",
+    )
+    assert "os.cpu_count() " in stdout
+    assert re.search(r"\| ratings \| 600 \| [\d.]+ \| [\d.]+ \| [\d,]+ \| [\d.]+ \| [\d.]+ \|", stdout)
+    assert re.search(r"\| labels \| 5,000 \| ", stdout)
+    assert re.search(r"\| labels, Dawid–Skene \(5,000\) \| [\d.]+ \| ", stdout)
+    assert "crowd-kit DawidSkene(n_iter=100) on the same 5,000 labels" in stdout
+
+
 def test_import_memory_benchmark_measures_each_process_on_a_small_body(redis_url):
     """The memory benchmark on a 5 MB collection: gunicorn as production runs it and a real worker,
     the import job with its processes' peaks (the bundle steps' code is the imports benchmark's)."""

@@ -1,0 +1,286 @@
+"""Judgements made elsewhere (an earlier campaign, another tool) imported into a project's items, all or
+nothing, at the database's pace (``POST /api/projects/{id}/judgements/import/``).
+
+Validation is DRF's, worded as DRF words it, but a line in the plain form — the known keys, integers
+that are ints, ASCII ids, a username that needs no trimming — is read by ``plain_judgement`` without
+DRF's per-field machinery (a tenth of the time); any other line goes through the serializer, and one
+refused line makes the whole list go through it, so the errors are the serializer's to the letter.
+``tests/collection/test_judgement_import_fast.py`` holds both ways equal on generated lines.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from rest_framework import serializers
+
+from annotation.adjudication.rules import close_or_refer
+from annotation.judging.assignment import AssignmentError, take_slots
+from annotation.judging.bulk import NewJudgement, insert_judgements
+from annotation.models import Judgement, Membership, Project, Task
+from annotation.serializers import IdentifierField, StrictSerializer
+from annotation.signals import announce_judgements_changed
+from annotation.task_types import AnswerError
+from evaluation.collection.flow import ImportFailed
+
+MAX_JUDGEMENTS = 1_000_000
+FIELDS = frozenset(
+    ("task", "topic", "document", "document_b", "annotator", "label", "answer", "seconds_spent")
+)
+
+
+def plain_id(value: Any, max_length: int) -> bool:
+    """An id IdentifierField keeps as it is: printable ASCII without spaces (NFC, nothing to trim)."""
+    return (
+        type(value) is str
+        and 0 < len(value) <= max_length
+        and value.isascii()
+        and value.isprintable()
+        and " " not in value
+    )
+
+
+def plain_judgement(row: Any) -> dict | None:
+    """``JudgementInSerializer``'s validated data for a line in the plain form, else None (the line
+    then goes through the serializer)."""
+    if type(row) is not dict or not row.keys() <= FIELDS:
+        return None
+    if ("task" not in row and "document" not in row) or ("label" not in row and "answer" not in row):
+        return None
+    out = dict(row)
+    out.setdefault("topic", None)
+    out.setdefault("document_b", None)
+    plain = (
+        plain_name(row.get("annotator"))
+        and ("task" not in row or plain_int(row["task"], 1, 2**63 - 1))
+        and (out["topic"] is None or plain_id(out["topic"], 100))
+        and ("document" not in row or plain_id(row["document"], 200))
+        and (out["document_b"] is None or plain_id(out["document_b"], 200))
+        and (row.get("label") is None or plain_int(row["label"], -32768, 32767))
+        and ("answer" not in row or row["answer"] is not None)
+    )
+    if not plain:
+        return None
+    seconds = row.get("seconds_spent")
+    if seconds is not None:
+        if type(seconds) not in (int, float) or not 0 <= seconds <= 1e9:
+            return None
+        out["seconds_spent"] = float(seconds)
+    return out
+
+
+def plain_int(value: Any, lowest: int, highest: int) -> bool:
+    return type(value) is int and lowest <= value <= highest
+
+
+def plain_name(value: Any) -> bool:
+    """A username CharField keeps as it is: printable, nothing to trim, 1 to 150 characters."""
+    return type(value) is str and 0 < len(value) <= 150 and value.isprintable() and value == value.strip()
+
+
+class JudgementRows(serializers.ListSerializer):
+    """The list of lines: plain ones by ``plain_judgement``, the others by the serializer; any refusal
+    sends the whole list through DRF, whose errors name every refused line."""
+
+    def to_internal_value(self, data):
+        longest = getattr(self, "max_length", None) or MAX_JUDGEMENTS
+        if not isinstance(data, list) or not 0 < len(data) <= longest:
+            return super().to_internal_value(data)
+        child = self.child
+        assert child is not None  # a list serializer always has one
+        rows = []
+        for row in data:
+            plain = plain_judgement(row)
+            if plain is None:
+                try:
+                    plain = child.run_validation(row)
+                except serializers.ValidationError:
+                    return super().to_internal_value(data)
+            rows.append(plain)
+        return rows
+
+
+class JudgementInSerializer(StrictSerializer):
+    task = serializers.IntegerField(
+        required=False, min_value=1, max_value=2**63 - 1, help_text="an item's id"
+    )
+    topic = IdentifierField(max_length=100, required=False, allow_null=True, default=None)
+    document = IdentifierField(max_length=200, required=False)
+    document_b = IdentifierField(max_length=200, required=False, allow_null=True, default=None)
+    annotator = serializers.CharField(max_length=150)
+    label = serializers.IntegerField(  # type: ignore[assignment]  # (the stubs' Field.label is its title)
+        required=False, allow_null=True, min_value=-32768, max_value=32767
+    )
+    answer = serializers.JSONField(required=False)
+    seconds_spent = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=1e9)
+
+    class Meta:
+        list_serializer_class = JudgementRows
+
+    def validate(self, attrs):
+        if "task" not in attrs and "document" not in attrs:
+            raise serializers.ValidationError(
+                {"document": ["give the item's document (and topic) or its task id"]}
+            )
+        if "label" not in attrs and "answer" not in attrs:
+            raise serializers.ValidationError({"label": ["give a label or an answer"]})
+        return attrs
+
+
+class JudgementImportSerializer(StrictSerializer):
+    judgements = JudgementInSerializer(many=True, allow_empty=False, max_length=MAX_JUDGEMENTS)  # type: ignore[call-arg]
+    create_annotators = serializers.BooleanField(
+        default=False,
+        help_text="create an account (inactive, no usable password) for each unknown username",
+    )
+
+
+class JudgementImportSummarySerializer(serializers.Serializer):
+    judgements_created = serializers.IntegerField()
+    items = serializers.IntegerField(help_text="items that received judgements")
+    annotators = serializers.IntegerField()
+
+
+def import_judgements(project: Project, judgements: list[dict], create_annotators: bool) -> dict:
+    """Store the judgements (validated rows) all or nothing; raise ImportFailed naming the first
+    line at fault: its item, its annotator, a second judgement of the item by them, its answer, then
+    (over all lines) the first that takes an item past its k."""
+    users = annotators_for({row["annotator"] for row in judgements}, create_annotators)
+    items = ItemFinder(project, [user.pk for user in users.values() if user.pk is not None])
+    try:
+        config = project.type.validate_config(project.config)  # once, not per answer
+    except AnswerError as error:
+        raise ImportFailed([("config", f"the project's settings: {error}")]) from error
+    pending: list[tuple[int, Any, dict, float | None]] = []
+    seen: set[tuple[int, str]] = set()
+    for index, row in enumerate(judgements):
+        where = f"judgements[{index}]"
+        task = items.find(where, row)
+        name = row["annotator"]
+        user = users.get(name)
+        if user is None:
+            raise ImportFailed(
+                [
+                    (
+                        f"{where}.annotator",
+                        f"no account named {name!r}: create it first, or send create_annotators: true",
+                    )
+                ]
+            )
+        if (task, name) in seen or (task, user.pk) in items.done:
+            raise ImportFailed([(where, f"{name!r} already judged this item")])
+        seen.add((task, name))
+        try:
+            given = row["answer"] if "answer" in row else {"label": row.get("label")}
+            answer = project.type.validate_answer(config, given, config_checked=True)
+        except AnswerError as error:
+            raise ImportFailed(
+                [(f"{where}.{'answer' if 'answer' in row else 'label'}", str(error))]
+            ) from error
+        pending.append((task, user, answer, row.get("seconds_spent")))
+    per_task: Counter[int] = Counter()
+    for index, (task, *_) in enumerate(pending):  # the first line that goes past k is named
+        per_task[task] += 1
+        if per_task[task] > items.free[task]:
+            raise ImportFailed(
+                [
+                    (
+                        f"judgements[{index}]",
+                        f"the item would have more than its {items.required[task]} judgements (k)",
+                    )
+                ]
+            )
+    with transaction.atomic():
+        add_members(project, users, create_annotators)
+        try:
+            # Locked and counted again: a judging page may have taken a slot since they were read.
+            take_slots(per_task, only_open=False)
+            with transaction.atomic():
+                insert_judgements(
+                    project.pk,
+                    # Judged elsewhere: the time given is the time the annotator took.
+                    [NewJudgement(task, user.pk, answer, seconds) for task, user, answer, seconds in pending],
+                )
+        except (AssignmentError, IntegrityError) as error:
+            raise ImportFailed(
+                [("judgements", f"the items changed while importing (someone is judging them): {error}")]
+            ) from error
+        # Complete the items that have their k judgements, or refer them by the adjudication rule.
+        close_or_refer(project, list(per_task))
+        announce_judgements_changed(project.pk)
+    return {"judgements_created": len(pending), "items": len(per_task), "annotators": len(users)}
+
+
+def add_members(project: Project, users: dict[str, Any], create_annotators: bool) -> None:
+    """Save the accounts to create, and make every annotator of the import a project member."""
+    if create_annotators:
+        for user in users.values():
+            if user.pk is None:
+                user.set_unusable_password()
+                user.save()
+    members = set(project.memberships.values_list("annotator_id", flat=True))
+    Membership.objects.bulk_create(
+        [Membership(project=project, annotator=u) for u in users.values() if u.pk not in members]
+    )
+
+
+def annotators_for(usernames: set[str], create: bool) -> dict[str, Any]:
+    model = get_user_model()
+    users = {u.get_username(): u for u in model.objects.filter(username__in=usernames)}
+    if create:
+        for name in usernames - set(users):
+            users[name] = model(username=name, is_active=False)  # saved with the judgements
+    return users
+
+
+class ItemFinder:
+    """The project's items by id or by (topic, document, document_b): their free slots and k, and
+    which of them these annotators have judged. Keys and counts only, one query each."""
+
+    def __init__(self, project: Project, annotators: list[int]) -> None:
+        rows = (
+            Task.objects.filter(project=project, kind=Task.Kind.ITEM)
+            .order_by()
+            .values_list(
+                "pk",
+                "topic__external_id",
+                "document__external_id",
+                "document_b__external_id",
+                "required_judgements",
+                "slots_taken",
+            )
+        )
+        self.required: dict[int, int] = {}
+        self.free: dict[int, int] = {}
+        self.by_ids: dict[tuple, list[int]] = {}
+        for pk, topic, document, document_b, required, taken in rows.iterator(chunk_size=20_000):
+            self.required[pk] = required
+            self.free[pk] = required - taken
+            self.by_ids.setdefault((topic, document, document_b), []).append(pk)
+        self.done = set(
+            Judgement.objects.filter(project=project, annotator_id__in=annotators).values_list(
+                "task_id", "annotator_id"
+            )
+        )
+
+    def find(self, where: str, row: dict) -> int:
+        if "task" in row:
+            if row["task"] not in self.required:
+                raise ImportFailed([(f"{where}.task", f"no item {row['task']} in this project")])
+            return row["task"]
+        found = self.by_ids.get((row.get("topic"), row["document"], row.get("document_b")), [])
+        if len(found) != 1:
+            what = "several items" if found else "no item"
+            raise ImportFailed(
+                [
+                    (
+                        f"{where}.document",
+                        f"{what} with topic {row.get('topic')!r} and document "
+                        f"{row['document']!r}" + ("; give the task id" if found else ""),
+                    )
+                ]
+            )
+        return found[0]
