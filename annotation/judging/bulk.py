@@ -10,16 +10,18 @@ a model gains a column this module does not write.
 
 The caller holds the transaction and has checked everything: the tasks' slots, the answers, who judges.
 A second judgement of a task by one annotator breaks the unique constraints (IntegrityError) on both.
+
+``store_rows`` does the same for any table whose keys nobody needs back (a snapshot's labels).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import Model
+from django.db.models import JSONField, Model
 from django.utils import timezone
 
 from annotation.models import Assignment, Judgement, JudgementRevision
@@ -128,7 +130,26 @@ def _next_keys(model: type[Model], count: int) -> list[int]:
         return cursor.fetchone()[0]
 
 
-def _copy(model: type[Model], columns: tuple[str, ...], rows) -> None:
+def store_rows(model: type[Model], columns: tuple[str, ...], rows: Iterable[tuple]) -> None:
+    """Insert ``rows`` (values in the order of ``columns``, JSON columns as Python values) into the
+    model's table: by COPY on PostgreSQL, by ``bulk_create`` elsewhere. Fields left out take the
+    database's default (a key from its sequence); Django's defaults and ``auto_now`` are not applied."""
+    if connection.vendor != "postgresql":
+        model._default_manager.bulk_create(
+            (model(**dict(zip(columns, row, strict=True))) for row in rows), batch_size=2000
+        )
+        return
+    fields = [model._meta.get_field(column) for column in columns]
+    # As Django prepares a value (NumPy's integers become ints), JSON as its text.
+    prepare = [
+        (lambda value: json.dumps(value)) if isinstance(field, JSONField) else field.get_prep_value
+        for field in fields
+    ]
+    prepared = (tuple(p(value) for p, value in zip(prepare, row, strict=True)) for row in rows)
+    _copy(model, tuple(field.column for field in fields), prepared)
+
+
+def _copy(model: type[Model], columns: tuple[str, ...], rows: Iterable[tuple]) -> None:
     table = connection.ops.quote_name(model._meta.db_table)
     names = ", ".join(connection.ops.quote_name(column) for column in columns)
     # Errors (a unique constraint) reach the caller as Django's, as from any statement.

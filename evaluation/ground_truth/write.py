@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from django.db import connection, transaction
 
+from annotation.judging.bulk import store_rows
 from evaluation.ground_truth.compute import Computed
 from evaluation.ground_truth.read import Inputs
 from evaluation.models import GroundTruthSnapshot, SnapshotLabel
@@ -81,28 +82,30 @@ def write_snapshot(
                 + f"|inputs:{inputs.fingerprint[:12]}|v:{version}"
             )[:300],
         )
-        SnapshotLabel.objects.bulk_create(
+        # By COPY on PostgreSQL: a 300,000-item snapshot is a second of rows instead of twenty.
+        store_rows(
+            SnapshotLabel,
+            LABEL_COLUMNS,
             (
-                SnapshotLabel(
-                    snapshot=snapshot,
-                    task_id=task_id,
-                    label=label,
-                    confidence=confidence,
-                    judgement_count=n,
-                    details=details,
-                    tie=computed.ties.get(task_id, ""),
-                    **adjudication_fields(computed.adjudications.get(task_id)),
-                )
+                (snapshot.pk, task_id, label, confidence, n, details, computed.ties.get(task_id, ""))
+                # (how, the crowd's aggregate, who/when/why): LABEL_COLUMNS' last three
+                + (computed.adjudications.get(task_id) or NOT_ADJUDICATED)
                 for task_id, label, confidence, n, details in computed.labels
             ),
-            batch_size=5000,
         )
         return snapshot
 
 
-def adjudication_fields(adjudication: tuple | None) -> dict:
-    """A snapshot label's adjudication columns from ``Computed.adjudications``' entry (or none)."""
-    if adjudication is None:
-        return {}
-    how, aggregate_label, info = adjudication
-    return {"adjudicated_by": how, "aggregate_label": aggregate_label, "adjudication": info}
+LABEL_COLUMNS = (
+    "snapshot_id",
+    "task_id",
+    "label",
+    "confidence",
+    "judgement_count",
+    "details",
+    "tie",
+    "adjudicated_by",
+    "aggregate_label",
+    "adjudication",
+)
+NOT_ADJUDICATED = ("", None, {})

@@ -106,3 +106,11 @@ def test_nothing_to_store_stores_nothing(researcher, annotators):
     project = make_project(researcher, annotators, k=3)
     assert bulk.insert_judgements(project.pk, []) == []
     assert not Judgement.objects.exists()
+
+
+def test_a_snapshot_writes_every_column_of_its_labels():
+    from evaluation.ground_truth.write import LABEL_COLUMNS
+    from evaluation.models import SnapshotLabel
+
+    columns = {SnapshotLabel._meta.get_field(name).column for name in LABEL_COLUMNS}
+    assert columns == {field.column for field in SnapshotLabel._meta.concrete_fields} - {"id"}
