@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import JSONField, Model
+from django.db.models import Field, JSONField, Model
 from django.utils import timezone
 
 from annotation.models import Assignment, Judgement, JudgementRevision
@@ -140,13 +140,15 @@ def store_rows(model: type[Model], columns: tuple[str, ...], rows: Iterable[tupl
         )
         return
     fields = [model._meta.get_field(column) for column in columns]
+    concrete = [field for field in fields if isinstance(field, Field)]
+    assert len(concrete) == len(fields), f"{columns}: only a model's own columns can be stored"
     # As Django prepares a value (NumPy's integers become ints), JSON as its text.
     prepare = [
         (lambda value: json.dumps(value)) if isinstance(field, JSONField) else field.get_prep_value
-        for field in fields
+        for field in concrete
     ]
     prepared = (tuple(p(value) for p, value in zip(prepare, row, strict=True)) for row in rows)
-    _copy(model, tuple(field.column for field in fields), prepared)
+    _copy(model, tuple(str(field.column) for field in concrete), prepared)
 
 
 def _copy(model: type[Model], columns: tuple[str, ...], rows: Iterable[tuple]) -> None:

@@ -108,4 +108,4 @@ LABEL_COLUMNS = (
     "aggregate_label",
     "adjudication",
 )
-NOT_ADJUDICATED = ("", None, {})
+NOT_ADJUDICATED: tuple[str, int | None, dict] = ("", None, {})
