@@ -111,7 +111,10 @@ REPORT_VERSION = 3
 def remembered(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, kind: str, compute, *params):
     # The parameters are hashed: a dimension's name may hold spaces, which cache keys may not.
     hashed = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:32]
-    key = f"meta-report:v{REPORT_VERSION}:{kind}:{evaluation.pk}:{snapshot.pk}:{hashed}"
+    # With when each was made: keys of ids alone outlive a database replaced under the same Redis (a
+    # restore, a recreated one) and served the old database's report for the new one's evaluation 1.
+    made = f"{evaluation.created_at.timestamp()}:{snapshot.created_at.timestamp()}"
+    key = f"meta-report:v{REPORT_VERSION}:{kind}:{evaluation.pk}:{snapshot.pk}:{made}:{hashed}"
     found = cache.get(key)
     if found is None:
         found = compute()

@@ -136,3 +136,24 @@ def test_a_relevance_projects_menu_keeps_them(client, researcher, annotators):
     for page in ("runs-page", "evaluations-page", "leaderboard"):
         assert f'href="{reverse(page, args=[project.pk])}"' in text
     assert 'id="relevance-only"' not in client.get(reverse("runs-page", args=[project.pk])).content.decode()
+
+
+def test_a_remembered_report_belongs_to_its_evaluation_not_to_its_key_number(settings):
+    """Report keys once held only the evaluation's and snapshot's ids: a database replaced under the
+    same Redis (a restore, a benchmark's recreated database) was served the old database's
+    evaluation 1 for its own evaluation 1."""
+    from datetime import UTC, datetime, timedelta
+
+    from django.core.cache import cache
+
+    from evaluation.models import GroundTruthSnapshot
+    from evaluation.texts.meta_report import remembered
+
+    cache.clear()
+    made = datetime(2026, 11, 27, tzinfo=UTC)
+    snapshot = GroundTruthSnapshot(pk=1, created_at=made)
+    old = TextEvaluation(pk=1, created_at=made)
+    new = TextEvaluation(pk=1, created_at=made + timedelta(days=1))
+    assert remembered(old, snapshot, "matrix", lambda: "the old database's") == "the old database's"
+    assert remembered(new, snapshot, "matrix", lambda: "this one's") == "this one's"
+    assert remembered(old, snapshot, "matrix", lambda: "computed again") == "the old database's"
