@@ -402,10 +402,13 @@ def test_a_text_evaluation_killed_before_it_splits_between_parts_or_whose_queued
     assert baseline.status == "done" and expected["part_count"] == 3 and len(expected["outputs"]) == 30
 
     # Killed before it splits into parts, then while it scores the second part (the first stored).
+    # Either way the worker may die between two messages, its parts already queued and none taken:
+    # the next worker then finishes the job from the queue in its first attempt (the suite's full
+    # run met this once under load); otherwise recovery restarts it. Both end done, scored alike.
     for stage in ("scoring 30 outputs", "scored 1 of 3 parts"):
         evaluation = request_text_evaluation(project)
         job = kill_in(services, TEXT_EVALUATIONS, evaluation.pk, stage)
-        assert_done_after_one_kill(job)
+        assert (job.status, job.error) == ("done", "") and job.attempts in (1, 2), (stage, job.attempts)
         assert text_scores_of(job) == expected, stage
 
     # Redis loses the queued parts (FLUSHALL) while the worker scores the first: the worker lives on,
