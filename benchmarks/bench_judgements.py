@@ -52,7 +52,7 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument(
         "--database-url", default="postgres://postgres@127.0.0.1:5432/cranfield_bench_judgements"
     )
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/8")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/11")
     parser.add_argument("--rating-items", type=int, default=20_000)
     parser.add_argument("--label-items", type=int, default=300_000)
     parser.add_argument("--quick", action="store_true", help="200 rated items, 1,500 labelled items")

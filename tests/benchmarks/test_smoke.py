@@ -44,6 +44,21 @@ def own_database(suffix: str, who: str) -> str:
     return f"postgres://{database['USER']}@{host}:{port}/{database['NAME']}_{suffix}"
 
 
+def run_on_own_services(script: str, redis_url: str, redis_db: int, *arguments: str) -> str:
+    """``benchmarks/<script> arguments`` on a database and a Redis db of its own: a worker another
+    benchmark or the integration tests left on theirs must not take its jobs (each db number is
+    used by one benchmark only)."""
+    name = script.removeprefix("bench_").removesuffix(".py").replace("_", "")
+    return run_benchmark(
+        script,
+        *arguments,
+        "--database-url",
+        own_database(f"{name}smoke", f"benchmarks/{script}"),
+        "--redis-url",
+        f"{redis_url.rsplit('/', 1)[0]}/{redis_db}",
+    )
+
+
 def test_load_benchmark_quick_mode_checks_correctness_under_gunicorn():
     """The load benchmark end to end on a small scale: its own PostgreSQL database, gunicorn, the
     client layer, the correctness check and the profile. Ground truth runs eagerly: the Redis db
@@ -78,16 +93,7 @@ def test_load_benchmark_quick_mode_checks_correctness_under_gunicorn():
 def test_leaderboard_benchmark_quick_mode_runs_a_real_worker(redis_url):
     """The campaign benchmark on a small scale: its own database, a real Celery worker on the test
     Redis, the evaluation job end to end, and the metric computation checked against pytrec_eval."""
-    url = own_database("boardsmoke", "the leaderboard benchmark")
-    stdout = run_benchmark(
-        "bench_leaderboard.py",
-        "--quick",
-        "--database-url",
-        url,
-        "--redis-url",
-        # Its own Redis db: a worker the integration tests left on theirs must not take its jobs.
-        redis_url.rsplit("/", 1)[0] + "/9",
-    )
+    stdout = run_on_own_services("bench_leaderboard.py", redis_url, 9, "--quick")
     assert "os.cpu_count() " in stdout
     assert re.search(r"\| evaluation job, 1 worker process \| [\d.]+ \|", stdout), stdout
     assert "pytrec_eval ÷ ours" in stdout
@@ -96,15 +102,7 @@ def test_leaderboard_benchmark_quick_mode_runs_a_real_worker(redis_url):
 def test_imports_benchmark_quick_mode_runs_jobs_through_a_real_worker(redis_url):
     """The import-job benchmark on a small scale: its own database, gunicorn, a real Celery worker,
     a collection and a run each imported by one API call, then the bundle out and back in."""
-    url = own_database("importsmoke", "the imports benchmark")
-    stdout = run_benchmark(
-        "bench_imports.py",
-        "--quick",
-        "--database-url",
-        url,
-        "--redis-url",
-        redis_url.rsplit("/", 1)[0] + "/8",  # its own Redis db, as the leaderboard benchmark's
-    )
+    stdout = run_on_own_services("bench_imports.py", redis_url, 8, "--quick")
     assert "os.cpu_count() " in stdout
     assert re.search(
         r"\| 2,000 documents, 20 topics \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|", stdout
@@ -115,15 +113,7 @@ def test_imports_benchmark_quick_mode_runs_jobs_through_a_real_worker(redis_url)
 def test_judgements_benchmark_imports_and_builds_ground_truths_on_a_small_scale(redis_url):
     """Judgements in through the API's import and ground truths out, small: every judgement stored
     (the benchmark checks), the COPY floor beside each import, crowd-kit's Dawid–Skene beside ours."""
-    url = own_database("judgementsmoke", "the judgements benchmark")
-    stdout = run_benchmark(
-        "bench_judgements.py",
-        "--quick",
-        "--database-url",
-        url,
-        "--redis-url",
-        redis_url.rsplit("/", 1)[0] + "/8",
-    )
+    stdout = run_on_own_services("bench_judgements.py", redis_url, 11, "--quick")
     assert "os.cpu_count() " in stdout
     assert re.search(r"\| ratings \| 600 \| [\d.]+ \| [\d.]+ \| [\d,]+ \| [\d.]+ \| [\d.]+ \|", stdout)
     assert re.search(r"\| labels \| 5,000 \| ", stdout)
@@ -134,16 +124,7 @@ def test_judgements_benchmark_imports_and_builds_ground_truths_on_a_small_scale(
 def test_import_memory_benchmark_measures_each_process_on_a_small_body(redis_url):
     """The memory benchmark on a 5 MB collection: gunicorn as production runs it and a real worker,
     the import job with its processes' peaks (the bundle steps' code is the imports benchmark's)."""
-    url = own_database("memorysmoke", "the import memory benchmark")
-    stdout = run_benchmark(
-        "bench_import_memory.py",
-        "--sizes",
-        "5",
-        "--database-url",
-        url,
-        "--redis-url",
-        redis_url.rsplit("/", 1)[0] + "/6",  # its own Redis db
-    )
+    stdout = run_on_own_services("bench_import_memory.py", redis_url, 6, "--sizes", "5")
     assert "cores; peak resident memory (VmHWM)" in stdout
     for step in ("collection import job",):
         found = re.search(rf"\| {step} \| [\d,]+ MB \| ([\d,]+) \| (\d+) → (\d+) \| (\d+) → (\d+) \|", stdout)
@@ -158,16 +139,7 @@ def test_text_benchmark_quick_mode_checks_against_peers_and_runs_the_app(redis_u
     """The text benchmark on 4 systems × 30 inputs: ROUGE against rouge-score and the correlation
     matrix against SciPy (it asserts both agree), then the campaign through gunicorn, PostgreSQL,
     Redis and a real Celery worker: import, ratings, snapshot, text evaluation, meta-evaluation."""
-    url = own_database("textsmoke", "the text benchmark")
-    stdout = run_benchmark(
-        "bench_text.py",
-        "--quick",
-        "--app",
-        "--database-url",
-        url,
-        "--redis-url",
-        redis_url.rsplit("/", 1)[0] + "/10",  # its own Redis db, as the other app benchmarks'
-    )
+    stdout = run_on_own_services("bench_text.py", redis_url, 10, "--quick", "--app")
     assert "cores: " in stdout
     assert re.search(
         r"\| ROUGE-1/2/L/Lsum stemmed, best of 4: rouge-score \| [\d.]+ \| [\d.]+ \| [\d.]+ \|", stdout
