@@ -11,7 +11,8 @@ a model gains a column this module does not write.
 The caller holds the transaction and has checked everything: the tasks' slots, the answers, who judges.
 A second judgement of a task by one annotator breaks the unique constraints (IntegrityError) on both.
 
-``store_rows`` does the same for any table whose keys nobody needs back (a snapshot's labels).
+``store_rows`` does the same for any table whose keys nobody needs back (a snapshot's labels, a
+run's lines).
 """
 
 from __future__ import annotations
@@ -130,18 +131,25 @@ def _next_keys(model: type[Model], count: int) -> list[int]:
         return cursor.fetchone()[0]
 
 
-def store_rows(model: type[Model], columns: tuple[str, ...], rows: Iterable[tuple]) -> None:
+def store_rows(
+    model: type[Model], columns: tuple[str, ...], rows: Iterable[tuple], *, plain: bool = False
+) -> None:
     """Insert ``rows`` (values in the order of ``columns``, JSON columns as Python values) into the
     model's table: by COPY on PostgreSQL, by ``bulk_create`` elsewhere. Fields left out take the
-    database's default (a key from its sequence); Django's defaults and ``auto_now`` are not applied."""
+    database's default (a key from its sequence); Django's defaults and ``auto_now`` are not applied.
+    ``plain``: every value is already Python's own int, float, str or None (a run's millions of
+    lines), so none is prepared as Django would."""
     if connection.vendor != "postgresql":
         model._default_manager.bulk_create(
-            (model(**dict(zip(columns, row, strict=True))) for row in rows), batch_size=2000
+            (model(**dict(zip(columns, row, strict=True))) for row in rows), batch_size=5000
         )
         return
     fields = [model._meta.get_field(column) for column in columns]
     concrete = [field for field in fields if isinstance(field, Field)]
     assert len(concrete) == len(fields), f"{columns}: only a model's own columns can be stored"
+    if plain:
+        _copy(model, tuple(str(field.column) for field in concrete), rows)
+        return
     # As Django prepares a value (NumPy's integers become ints), JSON as its text.
     prepare = [
         (lambda value: json.dumps(value)) if isinstance(field, JSONField) else field.get_prep_value

@@ -26,10 +26,11 @@ from typing import IO, Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from annotation.items.importing import store_in_batches
+from annotation.judging.bulk import store_rows
 from annotation.models import (
     Adjudication,
     Assignment,
@@ -44,7 +45,7 @@ from annotation.models import (
 from annotation.serializers import ProjectSerializer
 from evaluation.collection.flow import ImportFailed
 from evaluation.collection.import_jobs import body_file
-from evaluation.collection.runs import copy_entries
+from evaluation.collection.runs import ENTRY_COLUMNS
 from evaluation.models import (
     ExternalQrels,
     GroundTruthSnapshot,
@@ -753,13 +754,7 @@ def restore_run(project: Project, archive: zipfile.ZipFile, entry: dict) -> None
                 topic, _, document, rank, score, _ = raw.split()
                 yield run.pk, topic, document, int(rank), float(score)
 
-    if connection.vendor == "postgresql":
-        copy_entries(rows())
-    else:
-        RunEntry.objects.bulk_create(
-            (RunEntry(run_id=r, topic_id=t, document_id=d, rank=k, score=v) for r, t, d, k, v in rows()),
-            batch_size=5000,
-        )
+    store_rows(RunEntry, ENTRY_COLUMNS, rows(), plain=True)
 
 
 def restore_tasks(

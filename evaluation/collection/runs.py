@@ -6,12 +6,11 @@ from __future__ import annotations
 import io
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-
-from django.db import connection
+from collections.abc import Sequence
 
 from annotation.items.importing import Catalogue, ImportProblem
 from annotation.items.inputs import InputError, identifier
+from annotation.judging.bulk import store_rows
 from annotation.models import Project
 from evaluation.metrics.trec.files import Run as RankedLists
 from evaluation.metrics.trec.files import TrecFormatError, read_run, trec_order, write_run
@@ -72,8 +71,8 @@ def normalised_ids(run: RankedLists) -> RankedLists:
 def store_runs(
     project: Project, parsed: Sequence[tuple[str, RankedLists]], pool_depth: int, group: str = ""
 ) -> None:
-    """Store each run with its ranks in trec_eval's order (PostgreSQL: by COPY, which writes a
-    1,000-topic × 1,000-deep run about ten times faster than INSERTs of model objects)."""
+    """Store each run with its ranks in trec_eval's order (PostgreSQL: by COPY, ``store_rows``, which
+    writes a 1,000-topic × 1,000-deep run about ten times faster than INSERTs of model objects)."""
     for tag, run in parsed:
         row = Run.objects.create(project=project, tag=tag, pool_depth=pool_depth, group=group)
         lines = (
@@ -81,24 +80,10 @@ def store_runs(
             for topic_id, scores in run.items()
             for rank, docid in enumerate(trec_order(scores), start=1)
         )
-        if connection.vendor == "postgresql":
-            copy_entries(lines)
-        else:
-            RunEntry.objects.bulk_create(
-                (RunEntry(run_id=r, topic_id=t, document_id=d, rank=k, score=v) for r, t, d, k, v in lines),
-                batch_size=5000,
-            )
+        store_rows(RunEntry, ENTRY_COLUMNS, lines, plain=True)
 
 
-def copy_entries(lines: Iterable[tuple[int, str, str, int, float]]) -> None:
-    """Write run lines with PostgreSQL's COPY, inside the caller's transaction."""
-    columns = ("run_id", "topic_id", "document_id", "rank", "score")
-    table = RunEntry._meta.db_table
-    statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
-    # Django's cursor wraps psycopg's, whose copy() streams the rows.
-    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
-        for line in lines:
-            copy.write_row(line)
+ENTRY_COLUMNS = ("run_id", "topic_id", "document_id", "rank", "score")
 
 
 POOL_METHODS = ("depth", "rbp")
