@@ -9,6 +9,7 @@ from annotation.serializers import (
     GoldInSerializer,
     IdentifierField,
     ItemInSerializer,
+    LongTextField,
     StrictSerializer,
     TopicInSerializer,
 )
@@ -18,7 +19,7 @@ class ReferenceInSerializer(StrictSerializer):
     input = IdentifierField(
         max_length=200, help_text="The input (source document, dialogue, recording) it is a reference for."
     )
-    text = serializers.CharField(trim_whitespace=False, max_length=1_000_000)
+    text = LongTextField(trim_whitespace=False, max_length=1_000_000)
     writer = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
 
     def validate_text(self, value: str) -> str:
@@ -31,7 +32,7 @@ class ImportSerializer(StrictSerializer):
     topics = TopicInSerializer(many=True, required=False, default=list)
     documents = DocumentInSerializer(many=True, required=False, default=list)
     runs = serializers.ListField(
-        child=serializers.CharField(trim_whitespace=False),
+        child=LongTextField(trim_whitespace=False),
         required=False,
         default=list,
         help_text="Each item is the text of one TREC run file: `qid Q0 docno rank score tag` per line.",
@@ -86,7 +87,7 @@ class ImportSerializer(StrictSerializer):
         default=list,
         help_text="Reference texts per input (one or several), which text evaluations score outputs against.",
     )
-    trec_topics = serializers.CharField(
+    trec_topics = LongTextField(
         required=False,
         default="",
         allow_blank=True,
@@ -95,7 +96,7 @@ class ImportSerializer(StrictSerializer):
         '<narr> Narrative: … </top>`, or the XML `<topic number="1"><query>…</query>…</topic>`): its topics '
         "are imported beside `topics`, the narrative after the description. Errors name the line.",
     )
-    qrels = serializers.CharField(
+    qrels = LongTextField(
         required=False,
         default="",
         allow_blank=True,
