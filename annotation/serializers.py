@@ -28,8 +28,8 @@ class StrictSerializer(serializers.Serializer):
 
 class SurrogatesRefused(ProhibitSurrogateCharactersValidator):
     """DRF's refusal of surrogate characters, with its message and the same first offender, found by
-    the UTF-8 encoder (which refuses exactly those) instead of a Python loop over every character:
-    2 of a 500,000-line run import's 9.5 s went to that loop."""
+    the UTF-8 encoder (which refuses exactly those) instead of a Python loop over every character
+    (0.77 s per 21 MB of run text; 0.04 s by the encoder, nothing for ASCII)."""
 
     def __call__(self, value) -> None:
         text = str(value)

@@ -3,10 +3,9 @@ and its first revision — the three rows a claim and a submission leave behind.
 
 On PostgreSQL the rows go in by ``COPY`` with keys drawn from the tables' sequences first, so one
 judgement costs three rows of text instead of three rows of an ``INSERT … RETURNING`` statement that
-Django builds and parses back (about 25 times the database's own speed, measured in
-``benchmarks/bench_judgements.py``). Elsewhere (the embedded SQLite) ``bulk_create`` does it. Both leave
-the same rows; ``tests/engine/test_bulk_judgements.py`` compares them column by column, and fails when
-a model gains a column this module does not write.
+Django builds and parses back (BENCHMARKS.md, "Judgements in, ground truth out"). Elsewhere (the
+embedded SQLite) ``bulk_create`` does it. Both leave the same rows; ``tests/engine/test_bulk_judgements.py``
+compares them column by column, and fails when a model gains a column this module does not write.
 
 The caller holds the transaction and has checked everything: the tasks' slots, the answers, who judges.
 A second judgement of a task by one annotator breaks the unique constraints (IntegrityError) on both.
@@ -151,10 +150,7 @@ def store_rows(
         _copy(model, tuple(str(field.column) for field in concrete), rows)
         return
     # As Django prepares a value (NumPy's integers become ints), JSON as its text.
-    prepare = [
-        (lambda value: json.dumps(value)) if isinstance(field, JSONField) else field.get_prep_value
-        for field in concrete
-    ]
+    prepare = [json.dumps if isinstance(field, JSONField) else field.get_prep_value for field in concrete]
     prepared = (tuple(p(value) for p, value in zip(prepare, row, strict=True)) for row in rows)
     _copy(model, tuple(str(field.column) for field in concrete), prepared)
 

@@ -5,7 +5,7 @@ Validation is DRF's, worded as DRF words it, but a line in the plain form — th
 that are ints, ASCII ids, a username that needs no trimming — is read by ``plain_judgement`` without
 DRF's per-field machinery (a tenth of the time); any other line goes through the serializer, and one
 refused line makes the whole list go through it, so the errors are the serializer's to the letter.
-``tests/collection/test_judgement_import_fast.py`` holds both ways equal on generated lines.
+``tests/scoring/test_judgement_import_fast.py`` holds both ways equal on generated lines.
 """
 
 from __future__ import annotations

@@ -401,7 +401,8 @@ def rating_labels(rows: list, dimensions: list[str], scale: tuple, *, normalise:
     zscores = normalised_means(rows, dimensions) if normalise else {}
     labels = []
     for task_id, summary in summaries.items():
-        # A summary's fields are plain numbers: its __dict__ copied is asdict's result, 20× faster.
+        # A summary's fields are plain numbers: its __dict__ copied is asdict's result, without
+        # asdict's recursive deep copy of every field.
         details = {dimension: dict(vars(summary.dimensions[dimension])) for dimension in dimensions}
         for dimension, value in zscores.get(task_id, {}).items():
             details[dimension]["z_mean"] = value
