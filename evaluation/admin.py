@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from evaluation.models import GroundTruthJob, GroundTruthSnapshot, Run, RunEntry, SnapshotLabel
+from evaluation.models import GroundTruthJob, GroundTruthSnapshot, RankedList, Run, SnapshotLabel
 
 
 @admin.register(Run)
@@ -9,11 +9,11 @@ class RunAdmin(admin.ModelAdmin):
     list_filter = ["project"]
 
 
-@admin.register(RunEntry)
-class RunEntryAdmin(admin.ModelAdmin):
-    list_display = ["run", "topic_id", "document_id", "rank", "score"]
+@admin.register(RankedList)
+class RankedListAdmin(admin.ModelAdmin):
+    list_display = ["run", "topic_id", "length"]
     list_filter = ["run__project", "run"]
-    search_fields = ["topic_id", "document_id"]
+    search_fields = ["topic_id"]
     raw_id_fields = ["run"]
 
 

@@ -32,23 +32,26 @@ class Run(models.Model):
         return self.tag
 
 
-class RunEntry(models.Model):
-    """One line of a run: topic, document, score, and its rank in trec_eval order."""
+class RankedList(models.Model):
+    """A run's ranked list for one topic, as two blocks rather than a row per line: its documents
+    in trec_eval's order (score descending, ties by docno descending; the rank is the position)
+    and their scores. A 1,000-deep topic is one row to write and to read back, so 100 runs × 50
+    topics are 5,000 rows, not 5,000,000 (``evaluation.collection.runs`` packs and unpacks them)."""
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="entries")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="ranked_lists")
     topic_id = models.CharField(max_length=100)
-    document_id = models.CharField(max_length=200)
-    rank = models.PositiveIntegerField()
-    score = models.FloatField()
+    # Docnos joined by newlines: a run file's fields are split at whitespace, so no docno has one.
+    documents = models.TextField()
+    # The scores as little-endian float64, in the documents' order: read back by one memory copy.
+    scores = models.BinaryField()
+    length = models.PositiveIntegerField(help_text="How many documents the run retrieved for the topic.")
 
     class Meta:
-        ordering = ["run", "topic_id", "rank"]
-        constraints = [
-            models.UniqueConstraint(fields=["run", "topic_id", "document_id"], name="run_entry_unique"),
-        ]
+        ordering = ["run", "topic_id"]
+        constraints = [models.UniqueConstraint(fields=["run", "topic_id"], name="ranked_list_once_per_topic")]
 
     def __str__(self) -> str:
-        return f"{self.topic_id} Q0 {self.document_id} {self.rank} {self.score}"
+        return f"{self.run_id}: topic {self.topic_id}, {self.length} documents"
 
 
 class GroundTruthSnapshot(models.Model):

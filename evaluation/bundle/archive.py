@@ -30,7 +30,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.items.importing import store_in_batches
-from annotation.judging.bulk import store_rows
 from annotation.models import (
     Adjudication,
     Assignment,
@@ -45,14 +44,13 @@ from annotation.models import (
 from annotation.serializers import ProjectSerializer
 from evaluation.collection.flow import ImportFailed
 from evaluation.collection.import_jobs import body_file
-from evaluation.collection.runs import ENTRY_COLUMNS
+from evaluation.collection.runs import ranked_lists, store_ranked_lists
 from evaluation.models import (
     ExternalQrels,
     GroundTruthSnapshot,
     ImportJob,
     Reference,
     Run,
-    RunEntry,
     SnapshotLabel,
 )
 from evaluation.scoring.compute import CODE_VERSION
@@ -221,9 +219,11 @@ def document_rows(project: Project) -> Iterator[dict]:
 
 def run_lines(run: Run) -> Iterator[str]:
     """The run as stored: its ranks and scores exactly (``repr`` of the float)."""
-    rows = run.entries.order_by("topic_id", "rank").values_list("topic_id", "document_id", "rank", "score")
-    for topic, document, rank, score in rows.iterator(chunk_size=20_000):
-        yield f"{topic} Q0 {document} {rank} {score!r} {run.tag}\n"
+    for topic, ranked in ranked_lists(run.pk).items():
+        for rank, (document, score) in enumerate(
+            zip(ranked.docnos, ranked.scores.tolist(), strict=True), start=1
+        ):
+            yield f"{topic} Q0 {document} {rank} {score!r} {run.tag}\n"
 
 
 def task_rows(project: Project, refs: dict[int, int]) -> Iterator[dict]:
@@ -748,13 +748,21 @@ def restore_run(project: Project, archive: zipfile.ZipFile, entry: dict) -> None
         withdrawn_at=datetime.fromisoformat(entry["withdrawn_at"]) if entry.get("withdrawn_at") else None,
     )
 
-    def rows() -> Iterator[tuple[int, str, str, int, float]]:
-        with archive.open(entry["file"]) as handle:
-            for raw in io.TextIOWrapper(handle, encoding="utf-8"):
-                topic, _, document, rank, score, _ = raw.split()
-                yield run.pk, topic, document, int(rank), float(score)
-
-    store_rows(RunEntry, ENTRY_COLUMNS, rows(), plain=True)
+    # A bundle's run file is written topic by topic in rank order (``run_lines``); the ranks are
+    # still the order, should a hand-edited file have its lines mixed.
+    lines: dict[str, list[tuple[int, str, float]]] = {}
+    with archive.open(entry["file"]) as handle:
+        for raw in io.TextIOWrapper(handle, encoding="utf-8"):
+            topic, _, document, rank, score, _ = raw.split()
+            lines.setdefault(topic, []).append((int(rank), document, float(score)))
+    ordered = {topic: sorted(topic_lines) for topic, topic_lines in lines.items()}
+    store_ranked_lists(
+        run.pk,
+        (
+            (topic, [d for _, d, _ in rows], [score for _, _, score in rows])
+            for topic, rows in ordered.items()
+        ),
+    )
 
 
 def restore_tasks(

@@ -23,7 +23,8 @@ from django.utils import timezone
 from annotation.items.counts import forget_task_facts
 from annotation.models import Assignment, Judgement, Project, ProjectEvent, Task
 from annotation.projects.history import Change, Refused, plural, record
-from evaluation.models import Evaluation, Run, RunEntry
+from evaluation.collection.runs import line_count, pooled_documents
+from evaluation.models import Evaluation, RankedList, Run
 from evaluation.signals import announce_runs_changed
 
 Action = ProjectEvent.Action
@@ -53,20 +54,19 @@ class PoolShare:
 def pool_share(run: Run) -> PoolShare:
     if run.pool_depth == 0:
         return PoolShare()
-    mine = set(
-        RunEntry.objects.filter(run=run, rank__lte=run.pool_depth).values_list("topic_id", "document_id")
-    )
+    mine = {
+        (topic, document)
+        for _, topic, documents in pooled_documents(RankedList.objects.filter(run=run))
+        for document in documents
+    }
     topics = {topic for topic, _ in mine}
-    others = set(
-        RunEntry.objects.filter(
-            run__project_id=run.project_id,
-            run__pool_depth__gt=0,
-            rank__lte=F("run__pool_depth"),
-            topic_id__in=topics,
+    others = {
+        (topic, document)
+        for _, topic, documents in pooled_documents(
+            RankedList.objects.filter(run__project_id=run.project_id, topic_id__in=topics).exclude(run=run)
         )
-        .exclude(run=run)
-        .values_list("topic_id", "document_id")
-    )
+        for document in documents
+    }
     items = [
         (pk, (topic, document) in others)
         for pk, topic, document in Task.objects.filter(
@@ -161,7 +161,7 @@ def plan_reinstatement(run: Run) -> Change:
 
 def plan_deletion(run: Run, unjudged_items: str = "keep", share: PoolShare | None = None) -> Change:
     share = share or pool_share(run)
-    entries = run.entries.count()
+    entries = line_count(run)
     scored = run.scores.count()
     summary = (
         f"Delete run “{run.tag}” and its {plural(entries, 'line')}: it leaves the leaderboard and every "

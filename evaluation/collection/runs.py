@@ -5,24 +5,34 @@ from __future__ import annotations
 
 import io
 import unicodedata
-from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+
+import numpy as np
+from django.db.models import QuerySet, Sum
+from django.db.models.functions import Coalesce
 
 from annotation.items.importing import Catalogue, ImportProblem
 from annotation.items.inputs import InputError, identifier
 from annotation.judging.bulk import store_rows
 from annotation.models import Project
 from evaluation.metrics.trec.files import Run as RankedLists
-from evaluation.metrics.trec.files import TrecFormatError, read_run, trec_order, write_run
+from evaluation.metrics.trec.files import (
+    RunColumns,
+    TopicScores,
+    TrecFormatError,
+    read_run_columns,
+    write_run,
+)
 from evaluation.metrics.trec.pooling import depth_k_pool, depth_order, rbp_order
-from evaluation.models import Run, RunEntry
+from evaluation.models import RankedList, Run
 
 # Run.tag's column width.
 TAG_LENGTH = 200
 
 
-def parse_runs(project: Project, texts: Sequence[str], catalogue: Catalogue) -> list[tuple[str, RankedLists]]:
-    """Each text is one TREC run file (``qid Q0 docno rank score tag``); returns ``(tag, run)`` pairs.
+def parse_runs(project: Project, texts: Sequence[str], catalogue: Catalogue) -> list[tuple[str, RunColumns]]:
+    """Each text is one TREC run file (``qid Q0 docno rank score tag``); returns ``(tag, run)`` pairs,
+    each topic's documents in trec_eval's order (``ranked``).
 
     Raises ImportProblem naming ``runs[i]`` (and the line) for a malformed file, an empty one, a
     tag the project already has, or a topic or document the project does not have.
@@ -32,7 +42,7 @@ def parse_runs(project: Project, texts: Sequence[str], catalogue: Catalogue) -> 
     for index, text in enumerate(texts):
         field = f"runs[{index}]"
         try:
-            run, tag = read_run(text.splitlines(), name=field)
+            run, tag = read_run_columns(text.splitlines(), name=field)
         except TrecFormatError as error:
             raise ImportProblem(field, str(error)) from error
         if not run:
@@ -45,52 +55,109 @@ def parse_runs(project: Project, texts: Sequence[str], catalogue: Catalogue) -> 
         if tag in existing_tags:
             raise ImportProblem(field, f"a run tagged {tag!r} already exists in this project")
         existing_tags.add(tag)
-        for topic_id, scores in run.items():
+        for topic_id, topic in run.items():
             if topic_id not in catalogue.topics:
                 raise ImportProblem(field, f"topic {topic_id!r} is not among the project's topics")
-            unknown = next((docid for docid in scores if docid not in catalogue.documents), None)
-            if unknown is not None:
+            if not all(map(catalogue.documents.__contains__, topic.docnos)):
+                unknown = next(docid for docid in topic.docnos if docid not in catalogue.documents)
                 raise ImportProblem(
                     field, f"document {unknown!r} (topic {topic_id!r}) is not among the project's documents"
                 )
-        parsed.append((tag, run))
+        parsed.append((tag, {topic_id: ranked(topic) for topic_id, topic in run.items()}))
     return parsed
 
 
-def normalised_ids(run: RankedLists) -> RankedLists:
+def normalised_ids(run: RunColumns) -> RunColumns:
     """The run with its topic and document ids NFC-normalised, as imported ids are, so that two
-    spellings of one id meet."""
-    return {
-        unicodedata.normalize("NFC", topic): {
-            unicodedata.normalize("NFC", doc): s for doc, s in scores.items()
-        }
-        for topic, scores in run.items()
-    }
+    spellings of one id meet (the first one's place, the last one's score). ASCII is NFC already."""
+    normalised: RunColumns = {}
+    for topic_id, topic in run.items():
+        if not "".join(topic.docnos).isascii():
+            scores = {
+                unicodedata.normalize("NFC", doc): s
+                for doc, s in zip(topic.docnos, topic.scores.tolist(), strict=True)
+            }
+            topic = TopicScores(
+                list(scores), np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+            )
+        normalised[unicodedata.normalize("NFC", topic_id)] = topic
+    return normalised
+
+
+def ranked(topic: TopicScores) -> TopicScores:
+    """The topic's documents and scores in trec_eval's order (``trec_order``: score descending, ties by
+    docno descending), by NumPy's sorts: a stable sort of the scores, and only where two are equal a
+    sort by (score, docno)."""
+    order = np.argsort(-topic.scores, kind="stable")
+    scores = topic.scores[order]
+    if (scores[1:] == scores[:-1]).any():
+        order = np.lexsort((np.array(topic.docnos), topic.scores))[::-1]
+    documents = topic.docnos
+    return TopicScores([documents[i] for i in order.tolist()], topic.scores[order])
 
 
 def store_runs(
-    project: Project, parsed: Sequence[tuple[str, RankedLists]], pool_depth: int, group: str = ""
+    project: Project, parsed: Sequence[tuple[str, RunColumns]], pool_depth: int, group: str = ""
 ) -> None:
-    """Store each run with its ranks in trec_eval's order (PostgreSQL: by COPY, ``store_rows``, which
-    writes a 1,000-topic × 1,000-deep run about ten times faster than INSERTs of model objects)."""
+    """Store each parsed run (``parse_runs``: in trec_eval's order) as one ranked list per topic."""
     for tag, run in parsed:
         row = Run.objects.create(project=project, tag=tag, pool_depth=pool_depth, group=group)
-        lines = (
-            (row.pk, topic_id, docid, rank, scores[docid])
-            for topic_id, scores in run.items()
-            for rank, docid in enumerate(trec_order(scores), start=1)
+        store_ranked_lists(
+            row.pk, ((topic, columns.docnos, columns.scores) for topic, columns in run.items())
         )
-        store_rows(RunEntry, ENTRY_COLUMNS, lines, plain=True)
 
 
-ENTRY_COLUMNS = ("run_id", "topic_id", "document_id", "rank", "score")
+def store_ranked_lists(
+    run_id: int, lists: Iterable[tuple[str, Sequence[str], Sequence[float] | np.ndarray]]
+) -> None:
+    """Store ``(topic, documents in rank order, their scores)`` as the run's ranked lists (by COPY on
+    PostgreSQL, ``store_rows``)."""
+    rows = (
+        (run_id, topic, "\n".join(documents), np.asarray(scores, dtype="<f8").tobytes(), len(documents))
+        for topic, documents, scores in lists
+    )
+    store_rows(RankedList, LIST_COLUMNS, rows, plain=True)
+
+
+LIST_COLUMNS = ("run_id", "topic_id", "documents", "scores", "length")
+
+
+def ranked_lists(run_id: int) -> RunColumns:
+    """A stored run as ``{topic: (documents, scores)}`` in trec_eval's order, topics sorted by id."""
+    rows = RankedList.objects.filter(run_id=run_id).order_by("topic_id")
+    return {
+        topic: TopicScores(documents.split("\n"), np.frombuffer(scores, dtype="<f8"))
+        for topic, documents, scores in rows.values_list("topic_id", "documents", "scores").iterator(
+            chunk_size=100
+        )
+    }
+
+
+def pooled_documents(lists: QuerySet[RankedList]) -> Iterator[tuple[str, str, list[str]]]:
+    """``(run tag, topic, documents)``: the top ``pool_depth`` of each of these lists whose run was
+    pooled."""
+    rows = lists.filter(run__pool_depth__gt=0).values_list(
+        "run__tag", "run__pool_depth", "topic_id", "documents"
+    )
+    for tag, depth, topic, documents in rows.iterator(chunk_size=100):
+        yield tag, topic, documents.split("\n", depth)[:depth]
+
+
+def with_line_totals(runs: QuerySet[Run]) -> QuerySet[Run]:
+    """The runs, each with ``line_total``: how many lines it has."""
+    return runs.annotate(line_total=Coalesce(Sum("ranked_lists__length"), 0))
+
+
+def line_count(run: Run) -> int:
+    """How many lines the run has (documents over all its topics)."""
+    return run.ranked_lists.aggregate(lines=Sum("length"))["lines"] or 0
 
 
 POOL_METHODS = ("depth", "rbp")
 
 
 def pool_runs(
-    parsed: Sequence[tuple[str, RankedLists]],
+    parsed: Sequence[tuple[str, RunColumns]],
     pool_depth: int,
     budget: int | None = None,
     method: str = "depth",
@@ -103,29 +170,35 @@ def pool_runs(
     if method not in POOL_METHODS:
         raise ValueError(f"pool method must be one of {', '.join(POOL_METHODS)}, not {method!r}")
     if budget is None and method == "depth":
-        return depth_k_pool((run for _, run in parsed), pool_depth)
+        # Each topic's top documents only: a prefix of trec_eval's order is in trec_eval's order.
+        tops = (
+            {
+                topic: dict(zip(c.docnos[:pool_depth], c.scores[:pool_depth].tolist(), strict=True))
+                for topic, c in run.items()
+            }
+            for _, run in parsed
+        )
+        return depth_k_pool(tops, pool_depth)
     topics = sorted({topic for _, run in parsed for topic in run})
     pool = {}
     for topic in topics:
-        rankings = [trec_order(run[topic])[:pool_depth] for _, run in parsed if topic in run]
+        rankings = [run[topic].docnos[:pool_depth] for _, run in parsed if topic in run]
         limit = budget or sum(len(r) for r in rankings)
         order = rbp_order(rankings, limit) if method == "rbp" else depth_order(rankings, limit)
         pool[topic] = {document: position for position, document in enumerate(order, start=1)}
     return pool
 
 
-def stored_run(run: Run) -> RankedLists:
+def stored_run(run_id: int) -> RankedLists:
     """A stored run as ``{topic: {document: score}}`` (trec_eval orders it again by score, docno)."""
-    ranked: RankedLists = defaultdict(dict)
-    for topic, document, score in run.entries.values_list("topic_id", "document_id", "score").iterator(
-        chunk_size=20_000
-    ):
-        ranked[topic][document] = score
-    return dict(ranked)
+    return {
+        topic: dict(zip(ranked.docnos, ranked.scores.tolist(), strict=True))
+        for topic, ranked in ranked_lists(run_id).items()
+    }
 
 
 def run_file(run: Run) -> str:
     """A stored run as the text of a TREC run file (``qid Q0 docno rank score tag``, trec_eval's order)."""
     out = io.StringIO()
-    write_run(stored_run(run), out, run.tag)
+    write_run(stored_run(run.pk), out, run.tag)
     return out.getvalue()

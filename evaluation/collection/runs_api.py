@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import asdict
 
 import django_filters
-from django.db.models import Count
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -27,7 +26,7 @@ from annotation.rest.parsers import DepthLimitedJSONParser
 from annotation.rest.renderers import PlainTextRenderer, with_downloads
 from evaluation.collection.api import ProjectList
 from evaluation.collection.flow import ImportFailed, import_from_body
-from evaluation.collection.runs import run_file
+from evaluation.collection.runs import run_file, with_line_totals
 from evaluation.collection.serializers import ImportSummarySerializer
 from evaluation.models import Run
 
@@ -35,7 +34,7 @@ RUN_KEYS = {"runs", "pool_depth", "pool_budget", "pool_method", "run_group", "dr
 
 
 class RunSerializer(serializers.ModelSerializer):
-    lines = serializers.IntegerField(source="entries_count", read_only=True)
+    lines = serializers.IntegerField(source="line_total", read_only=True)
     download = serializers.SerializerMethodField()
 
     class Meta:
@@ -81,7 +80,7 @@ class RunListView(ProjectList):
     parser_classes = [DepthLimitedJSONParser]
 
     def rows(self, project: Project):
-        return project.runs.annotate(entries_count=Count("entries")).order_by("tag")
+        return with_line_totals(project.runs.all()).order_by("tag")
 
     @extend_schema(
         request=OpenApiTypes.OBJECT, responses={201: ImportSummarySerializer, 200: ImportSummarySerializer}
@@ -110,7 +109,7 @@ class RunDetailView(APIView):
     @extend_schema(responses={200: RunSerializer})
     def get(self, request: Request, project_pk: int, pk: int) -> Response:
         project = owned_project(request.user, project_pk)
-        run = get_object_or_404(project.runs.annotate(entries_count=Count("entries")), pk=pk)
+        run = get_object_or_404(with_line_totals(project.runs.all()), pk=pk)
         return Response(RunSerializer(run, context={"request": request}).data)
 
 

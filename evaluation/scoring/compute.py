@@ -14,11 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models import F
 
 from annotation.crowd.io.encoding import encode
 from annotation.models import Project, Task
-from evaluation.collection.runs import stored_run
+from evaluation.collection.runs import pooled_documents, stored_run
 from evaluation.ground_truth.compute import aggregate
 from evaluation.ground_truth.downloads import snapshot_qrels
 from evaluation.ground_truth.read import DEFAULT_TIE_RULE, gold_inputs, ground_truth_judgements
@@ -27,7 +26,7 @@ from evaluation.metrics.trec.files import Run as RankedLists
 from evaluation.metrics.trec.measures import DEFAULT_CUTOFFS, evaluate, parse_measures
 from evaluation.metrics.trec.measures import aggregate as mean_over_topics
 from evaluation.metrics.trust import qrels_without, unique_contributions, unjudged_share
-from evaluation.models import Evaluation, Run, RunEntry, RunScore
+from evaluation.models import Evaluation, RankedList, Run, RunScore
 
 # Raise when a change to the code changes a stored score for the same inputs; part of every signature.
 CODE_VERSION = 1
@@ -90,13 +89,8 @@ def scoring_context(evaluation: Evaluation) -> ScoringContext:
 def pool_contributions(project: Project) -> dict[str, dict[str, set[str]]]:
     """Which documents each pooled run put into the pool: ``{run tag: {topic: {document}}}``."""
     contributions: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    rows = RunEntry.objects.filter(
-        run__project=project, run__pool_depth__gt=0, rank__lte=F("run__pool_depth")
-    )
-    for tag, topic, document in rows.values_list("run__tag", "topic_id", "document_id").iterator(
-        chunk_size=20_000
-    ):
-        contributions[tag][topic].add(document)
+    for tag, topic, documents in pooled_documents(RankedList.objects.filter(run__project=project)):
+        contributions[tag][topic].update(documents)
     return contributions
 
 
@@ -113,7 +107,7 @@ def score_run(
     if existing is not None:
         return existing
     context = context or scoring_context(evaluation)
-    ranked = stored_run(run)
+    ranked = stored_run(run.pk)
     per_topic = evaluate(context.qrels, ranked, parse_measures([MEASURES]), complete=True, **context.options)
     overall = mean_over_topics(per_topic) if per_topic else {}
     by_measure: dict[str, dict[str, float | str]] = defaultdict(dict)

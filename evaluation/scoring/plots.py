@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from annotation.models import Project
+from evaluation.collection.runs import stored_run
 from evaluation.metrics import curves, plot_data, plotting
 from evaluation.metrics.trec.names import measure_name_or_as_given
-from evaluation.models import Evaluation, RunEntry, RunScore
+from evaluation.models import Evaluation, RunScore
 
 EVALUATION_KINDS = ("pr", "per-topic", "qq", "roc", "det")
 DEFAULT_MEASURE = "map"
@@ -146,7 +147,7 @@ def relevance_scores(
     qrels = ground_truth_qrels(evaluation)
     data = {}
     for pk in wanted:
-        by_topic = plot_data.judged_scores_by_topic(qrels, stored_scores(pk), evaluation.relevance_level)
+        by_topic = plot_data.judged_scores_by_topic(qrels, stored_run(pk), evaluation.relevance_level)
         if plot_data.topics_with_both_classes(by_topic):
             data[runs[pk]] = by_topic
         elif run_id is not None:
@@ -157,15 +158,6 @@ def relevance_scores(
     if not data:
         raise NothingToPlot("no run retrieved both relevant and non-relevant judged documents for a topic")
     return data
-
-
-def stored_scores(run_id: int) -> dict[str, dict[str, float]]:
-    """A run's ``{topic: {document: score}}`` (``compute.stored_run`` by id, no Run row needed)."""
-    ranked: dict[str, dict[str, float]] = {}
-    rows = RunEntry.objects.filter(run_id=run_id).values_list("topic_id", "document_id", "score")
-    for topic, document, score in rows.iterator(chunk_size=20_000):
-        ranked.setdefault(topic, {})[document] = score
-    return ranked
 
 
 def kappa_figure(project: Project):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count
+from django.db.models import F
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -21,7 +21,7 @@ from annotation.items.importing import ImportProblem
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from evaluation.collection.external_qrels import import_external_qrels
 from evaluation.collection.flow import ImportFailed, describe_import, import_from_body
-from evaluation.collection.runs import run_file
+from evaluation.collection.runs import run_file, with_line_totals
 from evaluation.jobs.views import cancel_from_page
 from evaluation.metrics.natural_order import natural_key
 from evaluation.models import Evaluation, Run, RunScore
@@ -85,7 +85,7 @@ def runs(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
             else:
                 messages.success(request, f"Runs: {describe_import(summary)}.")
                 return redirect("runs-page", project_id=project.pk)
-    rows = project.runs.annotate(entries_count=Count("entries")).order_by("tag")
+    rows = with_line_totals(project.runs.all()).order_by("tag")
     return render(
         request,
         "evaluation/runs.html",
@@ -99,7 +99,7 @@ def run_detail(request: AuthenticatedHttpRequest, project_id: int, run_id: int) 
     project = owned_project(request.user, project_id)
     run = get_object_or_404(Run, pk=run_id, project=project)
     topics = sorted(
-        run.entries.values("topic_id").annotate(n=Count("id")).order_by(),
+        run.ranked_lists.values("topic_id", n=F("length")),
         key=lambda row: natural_key(row["topic_id"]),
     )
     current = not_superseded(project.evaluations.filter(status=Evaluation.Status.DONE))

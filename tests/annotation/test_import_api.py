@@ -7,8 +7,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Document, Project, Task, Topic
-from evaluation.models import Run, RunEntry
+from evaluation.models import Run
 from tests.annotation.factories import DOCUMENTS, RUN_A, RUN_B, TOPICS
+from tests.stored_runs import run_lines
 
 pytestmark = pytest.mark.django_db
 
@@ -61,7 +62,7 @@ def test_it_creates_topics_documents_runs_and_pooled_tasks(researcher, project):
         ("402", "d6"): 1,
     }
     assert all(t.required_judgements == 3 for t in Task.objects.all())
-    assert RunEntry.objects.filter(run__tag="runA").count() == 5
+    assert len(run_lines(tag="runA")) == 5
 
 
 def test_it_ranks_run_lines_by_score_not_by_the_rank_column(researcher, project):
@@ -73,7 +74,7 @@ def test_it_ranks_run_lines_by_score_not_by_the_rank_column(researcher, project)
     )
     assert response.status_code == 201
     # trec_eval order: score descending, ties by docid descending → d3, d2, d1.
-    assert list(RunEntry.objects.order_by("rank").values_list("document_id", flat=True)) == ["d3", "d2", "d1"]
+    assert [(line[2], line[3]) for line in run_lines()] == [("d3", 1), ("d2", 2), ("d1", 3)]
     assert set(Task.objects.values_list("document__external_id", flat=True)) == {"d3", "d2"}
 
 

@@ -101,7 +101,7 @@ def test_the_admin_opens_every_registered_model(client, django_user_model, resea
             change = reverse("admin:{}_{}_change".format(*info), args=[row.pk])
             assert client.get(change).status_code == 200, info
     registered = {model._meta.model_name for model in admin.site._registry}
-    assert {"project", "task", "assignment", "judgement", "runentry", "groundtruthsnapshot"} <= registered
+    assert {"project", "task", "assignment", "judgement", "rankedlist", "groundtruthsnapshot"} <= registered
 
 
 def test_the_database_refuses_a_second_judgement_or_lease_and_more_than_k_slots(researcher, annotators):

@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 from annotation.judging.assignment import AssignmentError, claim_next_task, submit_judgement
 from annotation.models import Assignment, Document, Project, ProjectEvent, QualificationAttempt, Task, Topic
 from evaluation.collection.flow import import_collection
-from evaluation.models import RunEntry
 from tests.annotation.factories import make_project, project_form
+from tests.stored_runs import run_lines
 
 pytestmark = pytest.mark.django_db
 
@@ -98,11 +98,11 @@ def test_documents_delete_with_their_items_and_the_runs_keep_their_lines(researc
     assert plan.status_code == 200 and plan.json()["done"] is False
     assert plan.json()["details"]["tasks"] == {"item": 3}  # 403×d7, and 401×d6 and 402×d6
     assert Document.objects.filter(project=project, external_id="d6").exists()
-    lines_before = RunEntry.objects.filter(run__project=project, document_id="d6").count()
+    lines_before = [line for line in run_lines(project=project) if line[2] == "d6"]
     done = api(researcher).post(url, {"ids": ["d7", "d6"]}, format="json")
     assert done.status_code == 200 and done.json()["event"] is not None
     assert not Document.objects.filter(project=project, external_id__in=["d6", "d7"]).exists()
-    assert RunEntry.objects.filter(run__project=project, document_id="d6").count() == lines_before > 0
+    assert [line for line in run_lines(project=project) if line[2] == "d6"] == lines_before != []
     judged = judge_first_item(project, annotators[0])
     refused = api(researcher).post(url, {"ids": [judged.document.external_id]}, format="json")
     assert refused.status_code == 409 and "has 1 judgement" in refused.json()["detail"][0]

@@ -29,7 +29,7 @@ from evaluation.collection.flow import import_from_body
 from evaluation.collection.import_jobs import IMPORT_JOBS, create_job
 from evaluation.ground_truth.jobs import GROUND_TRUTH_JOBS, request_ground_truth_job
 from evaluation.jobs import broker, embedded, lifecycle
-from evaluation.models import Evaluation, GroundTruthSnapshot, ImportJob, OutputScore, Run, TextEvaluation
+from evaluation.models import Evaluation, GroundTruthSnapshot, ImportJob, OutputScore, TextEvaluation
 from evaluation.scoring.jobs import EVALUATIONS, request_evaluation
 from evaluation.texts.jobs import SCORE_PART_TASK, TEXT_EVALUATIONS, request_text_evaluation
 from tests.conftest import missing
@@ -37,6 +37,7 @@ from tests.groundtruth.builders import LIKERT_CONFIG, items, judge, label_projec
 from tests.integration.conftest import WorkerProcess, sending_to, start_beat, start_worker
 from tests.integration.test_redis_down import free_port, start_redis
 from tests.scoring.test_pages_and_api import api
+from tests.stored_runs import run_lines
 
 pytestmark = pytest.mark.integration
 
@@ -298,10 +299,7 @@ def collection_of(project: Project) -> dict:
     return {
         "topics": sorted(project.topics.values_list("external_id", "title")),
         "documents": sorted(project.documents.values_list("external_id", "text")),
-        "runs": {
-            run.tag: sorted(run.entries.values_list("topic_id", "document_id", "rank", "score"))
-            for run in Run.objects.filter(project=project)
-        },
+        "runs": sorted(run_lines(project=project)),
         "tasks": sorted(project.tasks.values_list("topic__external_id", "document__external_id")),
     }
 

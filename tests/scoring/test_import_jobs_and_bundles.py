@@ -18,9 +18,10 @@ from django.urls import reverse
 from annotation.models import Document, Judgement, JudgementRevision, Project, Task, Topic
 from evaluation.collection.flow import import_collection
 from evaluation.jobs import embedded
-from evaluation.models import Evaluation, GroundTruthSnapshot, ImportJob, Run, RunEntry
+from evaluation.models import Evaluation, GroundTruthSnapshot, ImportJob, Run
 from tests.annotation.factories import make_project
 from tests.scoring.test_pages_and_api import api
+from tests.stored_runs import run_lines
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +83,7 @@ def test_the_job_imports_a_large_body_with_progress(researcher, empty_project, g
     assert done["status"] == "done" and done["progress"] == 1.0 and done["project"] == empty_project.pk
     assert done["summary"]["documents_created"] == 300 and done["summary"]["tasks_created"] == 5
     assert Document.objects.filter(project=empty_project).count() == 300
-    assert RunEntry.objects.filter(run__project=empty_project).count() == 300
+    assert len(run_lines(project=empty_project)) == 300
     assert ImportJob.objects.get(pk=job["id"]).body == b""  # the body is not kept once imported
     assert not ImportJobChunk.objects.filter(job_id=job["id"]).exists()
     listed = api(researcher).get(reverse("import-jobs-api", args=[empty_project.pk])).json()
@@ -212,11 +213,7 @@ def test_a_bundle_rebuilds_the_collection_and_its_leaderboard(
 
 
 def entries(project) -> set:
-    return set(
-        RunEntry.objects.filter(run__project=project).values_list(
-            "run__tag", "topic_id", "document_id", "rank", "score"
-        )
-    )
+    return set(run_lines(project=project))
 
 
 def judgements(project) -> list:
