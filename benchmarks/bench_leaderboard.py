@@ -175,7 +175,7 @@ def metric_share(project, snapshot) -> tuple[float, float, float]:
 
     qrels = snapshot_qrels(snapshot)
     started = time.perf_counter()
-    runs = {run.tag: stored_run(run) for run in project.runs.all()}
+    runs = {run.tag: stored_run(run.pk) for run in project.runs.all()}
     reading = time.perf_counter() - started
     measures = parse_measures(["all_trec"])
     started = time.perf_counter()

@@ -21,6 +21,7 @@ from evaluation.metrics.trec.files import (
     TopicScores,
     TrecFormatError,
     read_run_columns,
+    trec_ordered,
     write_run,
 )
 from evaluation.metrics.trec.pooling import depth_k_pool, depth_order, rbp_order
@@ -32,7 +33,7 @@ TAG_LENGTH = 200
 
 def parse_runs(project: Project, texts: Sequence[str], catalogue: Catalogue) -> list[tuple[str, RunColumns]]:
     """Each text is one TREC run file (``qid Q0 docno rank score tag``); returns ``(tag, run)`` pairs,
-    each topic's documents in trec_eval's order (``ranked``).
+    each topic's documents in trec_eval's order (``trec_ordered``).
 
     Raises ImportProblem naming ``runs[i]`` (and the line) for a malformed file, an empty one, a
     tag the project already has, or a topic or document the project does not have.
@@ -63,7 +64,7 @@ def parse_runs(project: Project, texts: Sequence[str], catalogue: Catalogue) -> 
                 raise ImportProblem(
                     field, f"document {unknown!r} (topic {topic_id!r}) is not among the project's documents"
                 )
-        parsed.append((tag, {topic_id: ranked(topic) for topic_id, topic in run.items()}))
+        parsed.append((tag, {topic_id: trec_ordered(topic) for topic_id, topic in run.items()}))
     return parsed
 
 
@@ -82,18 +83,6 @@ def normalised_ids(run: RunColumns) -> RunColumns:
             )
         normalised[unicodedata.normalize("NFC", topic_id)] = topic
     return normalised
-
-
-def ranked(topic: TopicScores) -> TopicScores:
-    """The topic's documents and scores in trec_eval's order (``trec_order``: score descending, ties by
-    docno descending), by NumPy's sorts: a stable sort of the scores, and only where two are equal a
-    sort by (score, docno)."""
-    order = np.argsort(-topic.scores, kind="stable")
-    scores = topic.scores[order]
-    if (scores[1:] == scores[:-1]).any():
-        order = np.lexsort((np.array(topic.docnos), topic.scores))[::-1]
-    documents = topic.docnos
-    return TopicScores([documents[i] for i in order.tolist()], topic.scores[order])
 
 
 def store_runs(

@@ -19,13 +19,15 @@ from dataclasses import dataclass
 
 from annotation.crowd.minimums import ITEMS_FOR_KAPPA, Minimum
 from evaluation.metrics.natural_order import natural_sorted
-from evaluation.metrics.trec.files import Qrels, Run, trec_order
+from evaluation.metrics.trec.files import Qrels, Run, RunColumns, TopicScores, trec_order, trec_ordered
 from evaluation.metrics.trec.measures import aggregate, evaluate_many
 
 # --- unjudged documents --------------------------------------------------------------------------
 
 
-def unjudged_share(run: Run, qrels: Qrels, cutoffs: Sequence[int] = (10, 100)) -> dict[str, dict[int, float]]:
+def unjudged_share(
+    run: Run | RunColumns, qrels: Qrels, cutoffs: Sequence[int] = (10, 100)
+) -> dict[str, dict[int, float]]:
     """Per topic of the run that the qrels cover, the share of its top k documents (trec_eval order)
     that the qrels do not judge, for each cut-off k: ``{topic: {k: share}}``.
 
@@ -38,7 +40,7 @@ def unjudged_share(run: Run, qrels: Qrels, cutoffs: Sequence[int] = (10, 100)) -
         if topic not in qrels:
             continue
         judged = qrels[topic]
-        ranked = trec_order(scores)
+        ranked = trec_ordered(scores).docnos if isinstance(scores, TopicScores) else trec_order(scores)
         shares[topic] = {k: sum(1 for doc in ranked[:k] if doc not in judged) / k for k in cutoffs}
     return shares
 

@@ -17,12 +17,11 @@ from django.db import transaction
 
 from annotation.crowd.io.encoding import encode
 from annotation.models import Project, Task
-from evaluation.collection.runs import pooled_documents, stored_run
+from evaluation.collection.runs import pooled_documents, ranked_lists
 from evaluation.ground_truth.compute import aggregate
 from evaluation.ground_truth.downloads import snapshot_qrels
 from evaluation.ground_truth.read import DEFAULT_TIE_RULE, gold_inputs, ground_truth_judgements
-from evaluation.metrics.trec.files import Qrels
-from evaluation.metrics.trec.files import Run as RankedLists
+from evaluation.metrics.trec.files import Qrels, RunColumns
 from evaluation.metrics.trec.measures import DEFAULT_CUTOFFS, evaluate, parse_measures
 from evaluation.metrics.trec.measures import aggregate as mean_over_topics
 from evaluation.metrics.trust import qrels_without, unique_contributions, unjudged_share
@@ -107,7 +106,7 @@ def score_run(
     if existing is not None:
         return existing
     context = context or scoring_context(evaluation)
-    ranked = stored_run(run.pk)
+    ranked = ranked_lists(run.pk)
     per_topic = evaluate(context.qrels, ranked, parse_measures([MEASURES]), complete=True, **context.options)
     overall = mean_over_topics(per_topic) if per_topic else {}
     by_measure: dict[str, dict[str, float | str]] = defaultdict(dict)
@@ -131,13 +130,13 @@ def score_run(
     return row
 
 
-def check_score(qrels: Qrels, ranked: RankedLists, options: dict) -> float:
+def check_score(qrels: Qrels, ranked: RunColumns, options: dict) -> float:
     """The run's score on the check measure over every topic of ``qrels`` (0 for no topic)."""
     per_topic = evaluate(qrels, ranked, [CHECK_MEASURE], complete=True, **options)
     return mean_over_topics(per_topic)[CHECK_MEASURE] if per_topic else 0.0
 
 
-def unjudged_check(ranked: RankedLists, qrels: Qrels) -> dict[str, float]:
+def unjudged_check(ranked: RunColumns, qrels: Qrels) -> dict[str, float]:
     """The mean over the qrels' topics of the share of the run's top k that is unjudged, per k."""
     shares = unjudged_share(ranked, qrels, UNJUDGED_CUTOFFS)
     topics = list(qrels)
@@ -148,7 +147,7 @@ def unjudged_check(ranked: RankedLists, qrels: Qrels) -> dict[str, float]:
     }
 
 
-def left_out_check(run: Run, ranked: RankedLists, context: ScoringContext) -> dict:
+def left_out_check(run: Run, ranked: RunColumns, context: ScoringContext) -> dict:
     """The run's check score without the judged documents only its group put into the pool
     (Zobel 1998): how it would fare had it not been pooled. An unpooled run contributed nothing."""
     group = context.groups.get(run.tag, run.tag)

@@ -30,7 +30,7 @@ def test_every_run_is_scored_and_equals_trec_eval(scored):
         run, tag = read_run(text.splitlines())
         row = RunScore.objects.get(evaluation=scored, run__tag=tag)
         # The stored run gives back the file's ranking.
-        assert stored_run(row.run) == run
+        assert stored_run(row.run_id) == run
         expected = evaluator.evaluate(run)
         for measure, name in (("map", "map"), ("P_5", "P_5"), ("ndcg", "ndcg"), ("recip_rank", "recip_rank")):
             per_topic = {topic: values[measure] for topic, values in expected.items()}
@@ -74,7 +74,7 @@ def test_a_request_joins_the_waiting_job(researcher, annotators):
 def test_run_files_round_trip(scored):
     out = io.StringIO()
     row = RunScore.objects.get(evaluation=scored, run__tag="runA")
-    write_run(stored_run(row.run), out, "runA")
+    write_run(stored_run(row.run_id), out, "runA")
     assert read_run(out.getvalue().splitlines())[0] == read_run(RUN_A.splitlines())[0]
 
 

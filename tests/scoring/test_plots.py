@@ -73,7 +73,7 @@ def test_precision_recall_data_are_the_stored_iprec_at_recall_and_equal_pytrec_e
         row = RunScore.objects.get(evaluation=scored, run__tag=tag)
         assert recall == pytest.approx([i / 10 for i in range(11)])
         assert precision == [row.overall[f"iprec_at_recall_{point:.2f}"] for point in recall]
-        expected = evaluator.evaluate(stored_run(row.run))
+        expected = evaluator.evaluate(stored_run(row.run_id))
         for point, value in zip(recall, precision, strict=True):
             # pytrec_eval is trec_eval 9, which turns a recall point into a relevant-document count
             # as int(p·R + 0.9); the app stores trec_eval 10.0's round(p·R). Where the two counts
@@ -100,7 +100,7 @@ def test_roc_auc_is_the_mean_of_scikit_learns_per_topic_on_the_same_scores(score
     qrels = snapshot_qrels(scored.snapshot)
     assert "runA" in data
     # The judged documents runA retrieved, labelled by the snapshot, topic by topic.
-    run = stored_run(Run.objects.get(project=scored.project, tag="runA"))
+    run = stored_run(Run.objects.get(project=scored.project, tag="runA").pk)
     for topic, (scores, labels) in data["runA"].items():
         expected = [(run[topic][d], int(qrels[topic][d] >= 1)) for d in run[topic] if d in qrels[topic]]
         assert sorted(zip(scores, labels, strict=True)) == sorted(expected)

@@ -18,12 +18,11 @@ from evaluation.collection.runs import (
     line_count,
     normalised_ids,
     pooled_documents,
-    ranked,
     ranked_lists,
     run_file,
     stored_run,
 )
-from evaluation.metrics.trec.files import TopicScores, read_run, trec_order
+from evaluation.metrics.trec.files import TopicScores, read_run, trec_order, trec_ordered
 from evaluation.models import RankedList, Run
 from tests.stored_runs import run_lines
 
@@ -46,7 +45,7 @@ def generated_run(rng: random.Random, tag: str, documents: list[str]) -> str:
 
 
 def test_numpys_order_is_trec_orders_on_generated_topics_with_ties():
-    """``ranked`` sorts with NumPy; ``trec_order`` (Python's sort of (score, docno), reversed) is the
+    """``trec_ordered`` sorts with NumPy; ``trec_order`` (Python's sort of (score, docno), reversed) is the
     definition. Ties, 0.0 beside -0.0, infinities, non-ASCII docnos and docnos that are prefixes of
     one another."""
     rng = random.Random(11)
@@ -55,7 +54,7 @@ def test_numpys_order_is_trec_orders_on_generated_topics_with_ties():
         docnos = rng.sample(names + [f"d{i}" for i in range(40)], rng.randint(1, 50))
         pool = [0.0, -0.0, 1.0, 1.0, float("inf"), -float("inf"), rng.random(), 2.5]
         scores = {d: rng.choice(pool) if rng.random() < 0.7 else rng.gauss(0, 1) for d in docnos}
-        topic = ranked(TopicScores(list(scores), np.array(list(scores.values()))))
+        topic = trec_ordered(TopicScores(list(scores), np.array(list(scores.values()))))
         assert topic.docnos == trec_order(scores)
         assert topic.scores.tolist() == [scores[d] for d in topic.docnos]
 

@@ -363,6 +363,18 @@ def trec_order(scores: dict[str, float]) -> list[str]:
     return [docno for docno, _ in sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)]
 
 
+def trec_ordered(topic: TopicScores) -> TopicScores:
+    """The topic's documents and scores in trec_eval's order (``trec_order``: score descending, ties by
+    docno descending), by NumPy's sorts: a stable sort of the scores, and only where two are equal a
+    sort by (score, docno)."""
+    order = np.argsort(-topic.scores, kind="stable")
+    scores = topic.scores[order]
+    if (scores[1:] == scores[:-1]).any():
+        order = np.lexsort((np.array(topic.docnos), topic.scores))[::-1]
+    documents = topic.docnos
+    return TopicScores([documents[i] for i in order.tolist()], topic.scores[order])
+
+
 def write_qrels(qrels: Qrels, handle: IO[str]) -> None:
     """Write qrels sorted by qid then docno."""
     for qid in sorted(qrels):
