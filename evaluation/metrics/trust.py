@@ -19,15 +19,13 @@ from dataclasses import dataclass
 
 from annotation.crowd.minimums import ITEMS_FOR_KAPPA, Minimum
 from evaluation.metrics.natural_order import natural_sorted
-from evaluation.metrics.trec.files import Qrels, Run, RunColumns, TopicScores, trec_order, trec_ordered
+from evaluation.metrics.trec.files import Qrels, Run, trec_order
 from evaluation.metrics.trec.measures import aggregate, evaluate_many
 
 # --- unjudged documents --------------------------------------------------------------------------
 
 
-def unjudged_share(
-    run: Run | RunColumns, qrels: Qrels, cutoffs: Sequence[int] = (10, 100)
-) -> dict[str, dict[int, float]]:
+def unjudged_share(run: Run, qrels: Qrels, cutoffs: Sequence[int] = (10, 100)) -> dict[str, dict[int, float]]:
     """Per topic of the run that the qrels cover, the share of its top k documents (trec_eval order)
     that the qrels do not judge, for each cut-off k: ``{topic: {k: share}}``.
 
@@ -35,12 +33,20 @@ def unjudged_share(
     nothing, like ``P@k`` counts them as not relevant), so it equals 1 − trec_eval's ``judged`` rate
     when the run returns k or more.
     """
+    rankings = {topic: trec_order(scores) for topic, scores in run.items() if topic in qrels}
+    return unjudged_share_of_rankings(rankings, qrels, cutoffs)
+
+
+def unjudged_share_of_rankings(
+    rankings: Mapping[str, Sequence[str]], qrels: Qrels, cutoffs: Sequence[int] = (10, 100)
+) -> dict[str, dict[int, float]]:
+    """``unjudged_share`` of a run given as each topic's documents in trec_eval's order already (a
+    stored run's ranked lists), so that nothing is sorted again."""
     shares: dict[str, dict[int, float]] = {}
-    for topic, scores in run.items():
+    for topic, ranked in rankings.items():
         if topic not in qrels:
             continue
         judged = qrels[topic]
-        ranked = trec_ordered(scores).docnos if isinstance(scores, TopicScores) else trec_order(scores)
         shares[topic] = {k: sum(1 for doc in ranked[:k] if doc not in judged) / k for k in cutoffs}
     return shares
 
@@ -66,8 +72,11 @@ def pool_contributions(runs: Mapping[str, Run], depth: int) -> dict[str, dict[st
 
 def qrels_without(qrels: Qrels, removed: Mapping[str, set[str]]) -> Qrels:
     """The qrels minus the judgements of ``{topic: documents}``."""
+    # A topic with nothing removed keeps its own dict (scoring's prepared topics are kept by it).
     return {
-        topic: {doc: rel for doc, rel in judged.items() if doc not in removed.get(topic, set())}
+        topic: {doc: rel for doc, rel in judged.items() if doc not in removed[topic]}
+        if removed.get(topic)
+        else judged
         for topic, judged in qrels.items()
     }
 

@@ -22,9 +22,9 @@ from evaluation.ground_truth.compute import aggregate
 from evaluation.ground_truth.downloads import snapshot_qrels
 from evaluation.ground_truth.read import DEFAULT_TIE_RULE, gold_inputs, ground_truth_judgements
 from evaluation.metrics.trec.files import Qrels, RunColumns
-from evaluation.metrics.trec.measures import DEFAULT_CUTOFFS, evaluate, parse_measures
+from evaluation.metrics.trec.measures import DEFAULT_CUTOFFS, PreparedQrels, evaluate, parse_measures
 from evaluation.metrics.trec.measures import aggregate as mean_over_topics
-from evaluation.metrics.trust import qrels_without, unique_contributions, unjudged_share
+from evaluation.metrics.trust import qrels_without, unique_contributions, unjudged_share_of_rankings
 from evaluation.models import Evaluation, RankedList, Run, RunScore
 
 # Raise when a change to the code changes a stored score for the same inputs; part of every signature.
@@ -76,9 +76,10 @@ class ScoringContext:
 
 def scoring_context(evaluation: Evaluation) -> ScoringContext:
     project = evaluation.project
+    # Each qrels topic is prepared for scoring once per process, not once per run (``PreparedQrels``).
     return ScoringContext(
-        qrels=ground_truth_qrels(evaluation),
-        variants=evaluation.variant_qrels,
+        qrels=PreparedQrels(ground_truth_qrels(evaluation)),
+        variants={name: PreparedQrels(qrels) for name, qrels in evaluation.variant_qrels.items()},
         contributions=pool_contributions(project),
         groups={tag: group or tag for tag, group in project.runs.values_list("tag", "group")},
         options={"relevance_level": evaluation.relevance_level, "judged_only": evaluation.judged_only},
@@ -130,6 +131,16 @@ def score_run(
     return row
 
 
+def without(qrels: Qrels, removed: dict[str, set[str]]) -> Qrels:
+    """``qrels_without``, keeping the prepared topics of ``qrels`` that lose nothing."""
+    left = PreparedQrels(qrels_without(qrels, removed))
+    if isinstance(qrels, PreparedQrels):
+        left.prepared.update(
+            (topic, ready) for topic, ready in qrels.prepared.items() if left[topic] is qrels[topic]
+        )
+    return left
+
+
 def check_score(qrels: Qrels, ranked: RunColumns, options: dict) -> float:
     """The run's score on the check measure over every topic of ``qrels`` (0 for no topic)."""
     per_topic = evaluate(qrels, ranked, [CHECK_MEASURE], complete=True, **options)
@@ -138,7 +149,8 @@ def check_score(qrels: Qrels, ranked: RunColumns, options: dict) -> float:
 
 def unjudged_check(ranked: RunColumns, qrels: Qrels) -> dict[str, float]:
     """The mean over the qrels' topics of the share of the run's top k that is unjudged, per k."""
-    shares = unjudged_share(ranked, qrels, UNJUDGED_CUTOFFS)
+    rankings = {topic: columns.docnos for topic, columns in ranked.items()}  # stored in trec_eval's order
+    shares = unjudged_share_of_rankings(rankings, qrels, UNJUDGED_CUTOFFS)
     topics = list(qrels)
     # A topic the run lacks has every one of its top k unjudged (there is none to judge).
     return {
@@ -157,7 +169,7 @@ def left_out_check(run: Run, ranked: RunColumns, context: ScoringContext) -> dic
     judged_unique = {topic: docs & set(qrels.get(topic, {})) for topic, docs in unique.items()}
     level = context.options["relevance_level"]
     return {
-        "score": check_score(qrels_without(qrels, unique), ranked, context.options),
+        "score": check_score(without(qrels, unique), ranked, context.options),
         "unique_documents": sum(len(docs) for docs in judged_unique.values()),
         "unique_relevant": sum(
             1 for topic, docs in judged_unique.items() for doc in docs if int(qrels[topic][doc]) >= level
