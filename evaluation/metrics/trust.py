@@ -72,11 +72,8 @@ def pool_contributions(runs: Mapping[str, Run], depth: int) -> dict[str, dict[st
 
 def qrels_without(qrels: Qrels, removed: Mapping[str, set[str]]) -> Qrels:
     """The qrels minus the judgements of ``{topic: documents}``."""
-    # A topic with nothing removed keeps its own dict (scoring's prepared topics are kept by it).
     return {
-        topic: {doc: rel for doc, rel in judged.items() if doc not in removed[topic]}
-        if removed.get(topic)
-        else judged
+        topic: {doc: rel for doc, rel in judged.items() if doc not in removed.get(topic, set())}
         for topic, judged in qrels.items()
     }
 

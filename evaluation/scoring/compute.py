@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.db import transaction
 
 from annotation.crowd.io.encoding import encode
@@ -22,9 +23,10 @@ from evaluation.ground_truth.compute import aggregate
 from evaluation.ground_truth.downloads import snapshot_qrels
 from evaluation.ground_truth.read import DEFAULT_TIE_RULE, gold_inputs, ground_truth_judgements
 from evaluation.metrics.trec.files import Qrels, RunColumns
-from evaluation.metrics.trec.measures import DEFAULT_CUTOFFS, PreparedQrels, evaluate, parse_measures
+from evaluation.metrics.trec.measures import DEFAULT_CUTOFFS, parse_measures
 from evaluation.metrics.trec.measures import aggregate as mean_over_topics
-from evaluation.metrics.trust import qrels_without, unique_contributions, unjudged_share_of_rankings
+from evaluation.metrics.trec.shared_index import DocumentIndex, QrelsValues, evaluate_in_order
+from evaluation.metrics.trust import unique_contributions, unjudged_share_of_rankings
 from evaluation.models import Evaluation, RankedList, Run, RunScore
 
 # Raise when a change to the code changes a stored score for the same inputs; part of every signature.
@@ -68,20 +70,28 @@ class ScoringContext:
     """What scoring any run of one evaluation reads besides the run itself, read once per process."""
 
     qrels: Qrels
-    variants: dict[str, Qrels]
     contributions: dict[str, dict[str, set[str]]]  # pooled run tag -> topic -> documents it pooled
     groups: dict[str, str]  # run tag -> its group (its tag if it has none)
+    # The ground truth and each variant by one document numbering (``shared_index``), so that a run's
+    # documents are looked up once, not once per qrels.
+    index: DocumentIndex
+    values: QrelsValues
+    variants: dict[str, QrelsValues]
     options: dict = field(default_factory=dict)  # trec_eval options: relevance level, -J
 
 
 def scoring_context(evaluation: Evaluation) -> ScoringContext:
     project = evaluation.project
-    # Each qrels topic is prepared for scoring once per process, not once per run (``PreparedQrels``).
+    qrels = ground_truth_qrels(evaluation)
+    variants = evaluation.variant_qrels
+    index = DocumentIndex([qrels, *variants.values()])
     return ScoringContext(
-        qrels=PreparedQrels(ground_truth_qrels(evaluation)),
-        variants={name: PreparedQrels(qrels) for name, qrels in evaluation.variant_qrels.items()},
+        qrels=qrels,
         contributions=pool_contributions(project),
         groups={tag: group or tag for tag, group in project.runs.values_list("tag", "group")},
+        index=index,
+        values=index.values(qrels),
+        variants={name: index.values(variant) for name, variant in variants.items()},
         options={"relevance_level": evaluation.relevance_level, "judged_only": evaluation.judged_only},
     )
 
@@ -107,8 +117,9 @@ def score_run(
     if existing is not None:
         return existing
     context = context or scoring_context(evaluation)
-    ranked = ranked_lists(run.pk)
-    per_topic = evaluate(context.qrels, ranked, parse_measures([MEASURES]), complete=True, **context.options)
+    ranked = ranked_lists(run.pk)  # each topic's documents in trec_eval's order
+    positions = {topic: context.index.positions(topic, columns.docnos) for topic, columns in ranked.items()}
+    per_topic = evaluate_in_order(context.values, positions, parse_measures([MEASURES]), **context.options)
     overall = mean_over_topics(per_topic) if per_topic else {}
     by_measure: dict[str, dict[str, float | str]] = defaultdict(dict)
     for topic, values in per_topic.items():
@@ -116,9 +127,9 @@ def score_run(
             by_measure[name][topic] = value
     checks = {
         "unjudged": unjudged_check(ranked, context.qrels),
-        "left_out": left_out_check(run, ranked, context),
+        "left_out": left_out_check(run, positions, context),
         "variants": {
-            name: check_score(qrels, ranked, context.options) for name, qrels in context.variants.items()
+            name: check_score(values, positions, context.options) for name, values in context.variants.items()
         },
     }
     with transaction.atomic():
@@ -131,19 +142,9 @@ def score_run(
     return row
 
 
-def without(qrels: Qrels, removed: dict[str, set[str]]) -> Qrels:
-    """``qrels_without``, keeping the prepared topics of ``qrels`` that lose nothing."""
-    left = PreparedQrels(qrels_without(qrels, removed))
-    if isinstance(qrels, PreparedQrels):
-        left.prepared.update(
-            (topic, ready) for topic, ready in qrels.prepared.items() if left[topic] is qrels[topic]
-        )
-    return left
-
-
-def check_score(qrels: Qrels, ranked: RunColumns, options: dict) -> float:
+def check_score(qrels: QrelsValues, positions: dict[str, np.ndarray], options: dict) -> float:
     """The run's score on the check measure over every topic of ``qrels`` (0 for no topic)."""
-    per_topic = evaluate(qrels, ranked, [CHECK_MEASURE], complete=True, **options)
+    per_topic = evaluate_in_order(qrels, positions, parse_measures([CHECK_MEASURE]), **options)
     return mean_over_topics(per_topic)[CHECK_MEASURE] if per_topic else 0.0
 
 
@@ -159,7 +160,7 @@ def unjudged_check(ranked: RunColumns, qrels: Qrels) -> dict[str, float]:
     }
 
 
-def left_out_check(run: Run, ranked: RunColumns, context: ScoringContext) -> dict:
+def left_out_check(run: Run, positions: dict[str, np.ndarray], context: ScoringContext) -> dict:
     """The run's check score without the judged documents only its group put into the pool
     (Zobel 1998): how it would fare had it not been pooled. An unpooled run contributed nothing."""
     group = context.groups.get(run.tag, run.tag)
@@ -169,7 +170,7 @@ def left_out_check(run: Run, ranked: RunColumns, context: ScoringContext) -> dic
     judged_unique = {topic: docs & set(qrels.get(topic, {})) for topic, docs in unique.items()}
     level = context.options["relevance_level"]
     return {
-        "score": check_score(without(qrels, unique), ranked, context.options),
+        "score": check_score(context.values.without(unique), positions, context.options),
         "unique_documents": sum(len(docs) for docs in judged_unique.values()),
         "unique_relevant": sum(
             1 for topic, docs in judged_unique.items() for doc in docs if int(qrels[topic][doc]) >= level
