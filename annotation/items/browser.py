@@ -37,8 +37,12 @@ BROWSED_KINDS = (Task.Kind.ITEM, Task.Kind.GOLD)
 
 
 def spread(dimension: str) -> Any:
-    """An item's highest score on a rating dimension minus its lowest, in SQL."""
-    score = Cast(KeyTextTransform(dimension, KeyTransform("scores", "judgements__answer")), IntegerField())
+    """An item's highest score on a rating dimension minus its lowest, in SQL (on tasks)."""
+    return _spread_of(dimension, "judgements__answer")
+
+
+def _spread_of(dimension: str, answer: str = "answer") -> Any:
+    score = Cast(KeyTextTransform(dimension, KeyTransform("scores", answer)), IntegerField())
     return Max(score) - Min(score)
 
 
@@ -55,24 +59,61 @@ def disagreement_expression(project: Project) -> Any:
     return Value(False, output_field=BooleanField())
 
 
-def browsable_items(project: Project) -> QuerySet[Task]:
-    """The project's items and gold items in judging order, each with its judgement count
-    (``judged``), whether its annotators disagree (``disagreeing``) and the label of the
-    researcher's decision in force (``decided_label``: None when there is none)."""
-    newest_decision = Adjudication.objects.filter(task=OuterRef("pk")).order_by("-created_at", "-id")
-    rows = (
-        project.tasks.filter(kind__in=BROWSED_KINDS)
-        .select_related("topic", "document", "document_b")
-        .annotate(
-            judged=Count("judgements", distinct=True),
-            labels_given=Count("judgements__label", distinct=True),
-            decided_label=Subquery(newest_decision.values("label")[:1]),
-        )
+def browsable_tasks(project: Project) -> QuerySet[Task]:
+    """The project's items and gold items in judging order, as plain rows: what the filters, the
+    count and a page's slice read, by the tasks' indexes alone. The per-item figures of
+    ``with_judgement_facts`` are computed for one page's rows (``page_rows``), not for every item of
+    the project before the page is cut (at 1,000,000 items that grouping took seconds)."""
+    return project.tasks.filter(kind__in=BROWSED_KINDS).order_by("pool_rank", "id")
+
+
+def with_judgement_facts(project: Project, rows: QuerySet[Task]) -> QuerySet[Task]:
+    """The rows with their topic and documents, each with its judgement count (``judged``), whether
+    its annotators disagree (``disagreeing``) and the label of the researcher's decision in force
+    (``decided_label``: None when there is none)."""
+    rows = rows.select_related("topic", "document", "document_b").annotate(
+        judged=Count("judgements", distinct=True),
+        labels_given=Count("judgements__label", distinct=True),
+        decided_label=decided_label(),
     )
     if project.is_rating:  # aliases by position: a dimension's name may be any text
         dimensions = project.config.get("dimensions", [])
         rows = rows.annotate(**{f"spread_{i}": spread(d) for i, d in enumerate(dimensions)})
-    return rows.annotate(disagreeing=disagreement_expression(project)).order_by("pool_rank", "id")
+    return rows.annotate(disagreeing=disagreement_expression(project))
+
+
+def browsable_items(project: Project) -> QuerySet[Task]:
+    """``browsable_tasks`` with ``with_judgement_facts``: for one item, or a handful."""
+    return with_judgement_facts(project, browsable_tasks(project))
+
+
+def page_rows(project: Project, tasks: list[Task]) -> list[Task]:
+    """A page's tasks (``browsable_tasks``, filtered and sliced) again, with ``with_judgement_facts``,
+    in the page's order."""
+    found = {task.pk: task for task in browsable_items(project).filter(pk__in=[task.pk for task in tasks])}
+    return [found[task.pk] for task in tasks]
+
+
+def decided_label() -> Subquery:
+    """The label of the task's newest decision by hand (None when there is none)."""
+    newest_decision = Adjudication.objects.filter(task=OuterRef("pk")).order_by("-created_at", "-id")
+    return Subquery(newest_decision.values("label")[:1])
+
+
+def disagreeing_tasks(project: Project) -> QuerySet:
+    """The ids of the project's tasks whose annotators disagree (``disagreement_expression``), from
+    its judgements grouped by task: what the disagreement filter selects by."""
+    judgements = Judgement.objects.filter(project=project).values("task").order_by()
+    if project.has_labels:
+        return judgements.annotate(labels=Count("label", distinct=True)).filter(labels__gt=1).values("task")
+    if project.is_rating:
+        dimensions = project.config.get("dimensions", [])
+        spreads = {f"spread_{i}": _spread_of(d) for i, d in enumerate(dimensions)}
+        apart = Q()
+        for name in spreads:
+            apart |= Q(**{f"{name}__gt": LIKERT_GOLD_TOLERANCE})
+        return judgements.annotate(**spreads).filter(apart).values("task") if spreads else judgements.none()
+    return judgements.none()
 
 
 YES_NO = [("true", "yes"), ("false", "no")]
@@ -126,6 +167,10 @@ class ItemFilter(django_filters.FilterSet):
         model = Task
         fields: list[str] = []
 
+    def __init__(self, *args: Any, project: Project | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.project = project  # the disagreement filter's settings (None: only to describe the filters)
+
     def search(self, queryset, name, value):
         words = Q()
         for field_name in ("topic__external_id", "topic__title", "document__external_id", "document__title"):
@@ -137,7 +182,11 @@ class ItemFilter(django_filters.FilterSet):
         return queryset.filter(kind=Task.Kind.ITEM, completed=value == "complete")
 
     def by_disagreement(self, queryset, name, value):
-        return queryset.filter(disagreeing=value == "true")
+        assert self.project is not None, "ItemFilter(…, project=…) filters by disagreement"
+        disagreeing = disagreeing_tasks(self.project)
+        return (
+            queryset.filter(pk__in=disagreeing) if value == "true" else queryset.exclude(pk__in=disagreeing)
+        )
 
     def by_gold(self, queryset, name, value):
         return queryset.filter(kind=Task.Kind.GOLD if value == "true" else Task.Kind.ITEM)
@@ -147,6 +196,7 @@ class ItemFilter(django_filters.FilterSet):
         return queryset.filter(Exists(judged))
 
     def by_adjudication(self, queryset, name, value):
+        queryset = queryset.annotate(decided_label=decided_label())
         extra_done = Q(referred_to=AdjudicatedBy.EXTRA_ASSESSOR, completed=True)
         settled = Q(decided_label__isnull=False)
         conditions = {

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.shortcuts import get_object_or_404
+from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
@@ -34,9 +35,11 @@ from annotation.items.browser import (
     BROWSED_KINDS,
     ItemFilter,
     browsable_items,
+    browsable_tasks,
     extra_assessor,
     facts,
     judgements_with_history,
+    page_rows,
 )
 from annotation.models import Adjudication, Project, Task
 from annotation.permissions import IsResearcher, owned_project
@@ -131,6 +134,16 @@ class ItemSerializer(serializers.ModelSerializer):
         return self.context.get("ground_truth", {}).get(task.pk)
 
 
+class ItemFilterBackend(DjangoFilterBackend):
+    """The item filters with the project they filter (the disagreement filter reads its settings)."""
+
+    def get_filterset_kwargs(self, request: Request, queryset: Any, view: Any) -> dict[str, Any]:
+        return {
+            **super().get_filterset_kwargs(request, queryset, view),
+            "project": getattr(view, "owned", None),
+        }
+
+
 class ItemList(ProjectList):
     """The project's items and gold items in judging order, filtered as on the item browser page,
     each with its ground truth in the newest snapshot (null before the first snapshot)."""
@@ -139,13 +152,15 @@ class ItemList(ProjectList):
     serializer_class = ItemSerializer
     filterset_class = ItemFilter
 
+    filter_backends = [ItemFilterBackend]
+
     def rows(self, project: Project):
         self.owned = project
-        return browsable_items(project)
+        return browsable_tasks(project)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         queryset = self.filter_queryset(self.get_queryset())
-        page = list(self.paginate_queryset(queryset) or [])
+        page = page_rows(self.owned, list(self.paginate_queryset(queryset) or []))
         context = {
             **self.get_serializer_context(),
             "ground_truth": ground_truth_of(

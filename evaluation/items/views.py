@@ -24,11 +24,12 @@ from annotation.items.browser import (
     BROWSED_KINDS,
     ItemFilter,
     annotators_left,
-    browsable_items,
+    browsable_tasks,
     extra_assessor,
     facts,
     facts_of,
     judgements_with_history,
+    page_rows,
 )
 from annotation.judging.views import task_view
 from annotation.models import AdjudicatedBy, Judgement, Project, Task
@@ -73,10 +74,10 @@ def items_page(request: AuthenticatedHttpRequest, project_id: int) -> HttpRespon
     (``annotation.items.browser.ItemFilter``), 50 a page, each with its judgements' labels, whether
     they disagree, how it was adjudicated and its label in the newest snapshot."""
     project = owned_project(request.user, project_id)
-    filters = ItemFilter(request.GET, queryset=browsable_items(project))
-    rows = filters.qs if filters.is_valid() else browsable_items(project).none()
+    filters = ItemFilter(request.GET, queryset=browsable_tasks(project), project=project)
+    rows = filters.qs if filters.is_valid() else browsable_tasks(project).none()
     page = Paginator(rows, ITEMS_PER_PAGE).get_page(request.GET.get("page"))
-    tasks = list(page.object_list)
+    tasks = page_rows(project, list(page.object_list))
     snapshot = newest_snapshot(project)
     ground_truth = ground_truth_of(project, snapshot, [task.pk for task in tasks])
     query = request.GET.copy()
