@@ -23,6 +23,7 @@ from evaluation.metrics.trec.layout import write_layout
 from evaluation.metrics.trec.measures import PER_TOPIC_ONLY, parse_measures
 from evaluation.metrics.trec.names import measure_name_or_as_given, split_measures
 from evaluation.models import Evaluation, RunScore
+from evaluation.remembered import remembered
 from evaluation.scoring.compute import MEASURES
 
 DEFAULT_MEASURES = ("map", "P_10", "ndcg_cut_10", "bpref", "recip_rank")
@@ -98,7 +99,23 @@ def topic_columns(evaluation: Evaluation, measure: str) -> tuple[list[str], dict
     return topics, {tag: [float((values or {}).get(t, 0.0)) for t in topics] for tag, values in rows}
 
 
+# Part of every key: raise it when the board's contents change, so no older one is served.
+BOARD_VERSION = 1
+
+
 def leaderboard(evaluation: Evaluation, options: BoardOptions) -> dict:
+    """``computed_leaderboard``, from the cache when this evaluation's board was computed with these
+    options before: a done evaluation's scores are never rewritten (a deleted run's go, and a renamed
+    or regrouped run shows anew, so the runs are part of the key). 100 runs × 1,000 topics take
+    seconds: the intervals' resamples and every pair's test."""
+    runs = list(evaluation.scores.order_by("run_id").values_list("run_id", "run__tag", "run__group"))
+    depends_on = [evaluation.pk, evaluation.created_at, runs, asdict(options)]
+    return remembered(
+        f"leaderboard:v{BOARD_VERSION}", depends_on, lambda: computed_leaderboard(evaluation, options)
+    )
+
+
+def computed_leaderboard(evaluation: Evaluation, options: BoardOptions) -> dict:
     """JSON-ready: the evaluation, one row per run (best first by the first measure) with each
     measure's mean and interval over topics (or null bounds and the reason), all pairs compared on
     the first measure (or, below the minimum of topics, their differences with no verdict), how

@@ -12,11 +12,7 @@ the brightest cell. The scatter's points keep each output's real score.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-
-from django.core.cache import cache
 
 from annotation.crowd.minimums import POINTS_FOR_CORRELATION, SYSTEMS_FOR_WILLIAMS
 from evaluation.ground_truth.downloads import rating_summary
@@ -34,6 +30,7 @@ from evaluation.metrics.meta_evaluation import (
 )
 from evaluation.metrics.text.scores import LOWER_IS_BETTER
 from evaluation.models import GroundTruthSnapshot, TextEvaluation
+from evaluation.remembered import remembered as kept
 
 
 class ReportProblem(ValueError):
@@ -98,10 +95,6 @@ def report_inputs(
     return metric_records(evaluation), humans
 
 
-# A report is a function of a done evaluation (its scores never change) and a snapshot (never
-# rewritten), so it is kept in the cache under their ids: at 20,000 outputs a matrix takes seconds
-# to compute and a page shows one on every visit. A cache that is down computes it each time.
-REMEMBER_SECONDS = 24 * 3600
 # Part of every key: raise it when a report's contents change, so no older one is served.
 # 2: the minimums' reasons (a correlation on too few points, Williams' test on too few systems).
 # 3: error rates' figures negated (see the module's docstring).
@@ -109,17 +102,9 @@ REPORT_VERSION = 3
 
 
 def remembered(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, kind: str, compute, *params):
-    # The parameters are hashed: a dimension's name may hold spaces, which cache keys may not.
-    hashed = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:32]
-    # With when each was made: keys of ids alone outlive a database replaced under the same Redis (a
-    # restore, a recreated one) and served the old database's report for the new one's evaluation 1.
-    made = f"{evaluation.created_at.timestamp()}:{snapshot.created_at.timestamp()}"
-    key = f"meta-report:v{REPORT_VERSION}:{kind}:{evaluation.pk}:{snapshot.pk}:{made}:{hashed}"
-    found = cache.get(key)
-    if found is None:
-        found = compute()
-        cache.set(key, found, REMEMBER_SECONDS)
-    return found
+    """A report of a done evaluation against a snapshot (neither ever rewritten), from the cache."""
+    made = (evaluation.pk, evaluation.created_at, snapshot.pk, snapshot.created_at)
+    return kept(f"meta-report:v{REPORT_VERSION}:{kind}", [*made, *params], compute)
 
 
 def correlation_matrix(evaluation: TextEvaluation, level: str = "system", method: str = "kendall") -> dict:
