@@ -136,7 +136,12 @@ def _stranded_items(project: Project, eligible_ids: list[int]) -> QuerySet[WithA
     submitted = Q(assignments__status=Assignment.Status.SUBMITTED)
     live = Q(assignments__status=Assignment.Status.ACTIVE, assignments__expires_at__gt=now)
     # Every judgement has its (submitted) lease, so counting leases counts judgements too.
-    items = Task.objects.filter(project=project, kind=Task.Kind.ITEM, completed=False).annotate(
+    # An item nobody has had can reach every eligible annotator: it is stranded only when its k is
+    # above their number. The rest are the items with a lease (at 1,000,000 items most have none):
+    # the counts below are made for those only, not grouped over every open item of the project.
+    had = Assignment.objects.filter(task__project=project).values("task_id")
+    candidates = Q(pk__in=had) | Q(required_judgements__gt=len(eligible_ids))
+    items = Task.objects.filter(candidates, project=project, kind=Task.Kind.ITEM, completed=False).annotate(
         judged=Count("assignments", filter=submitted),
         held=Count("assignments", filter=live),
         # With no eligible annotator an empty IN () inside the count's filter made Django answer the

@@ -121,6 +121,15 @@ def test_judgements_benchmark_imports_and_builds_ground_truths_on_a_small_scale(
     assert "crowd-kit DawidSkene(n_iter=100) on the same 5,000 labels" in stdout
 
 
+def test_pages_benchmark_times_every_researcher_page_on_a_small_project(redis_url):
+    """The pages benchmark on 20,000 items: every page answers 200 (the benchmark checks) and is
+    timed with its statement count, and the slow ones' plans are printed."""
+    stdout = run_on_own_services("bench_pages.py", redis_url, 13, "--quick", "--requests", "2")
+    assert "os.cpu_count() " in stdout
+    for page in ("item browser, disputed", "adjudication queue", "leaderboard", "Annotators page"):
+        assert re.search(rf"\| {page} \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \|", stdout), page
+
+
 def test_import_memory_benchmark_measures_each_process_on_a_small_body(redis_url):
     """The memory benchmark on a 5 MB collection: gunicorn as production runs it and a real worker,
     the import job with its processes' peaks (the bundle steps' code is the imports benchmark's)."""
