@@ -30,9 +30,9 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from annotation.adjudication.rules import close_or_refer, referrals_on_reaching, route_of
+from annotation.adjudication.rules import close_or_refer, referrals_on_reaching, refers_anything, route_of
 from annotation.items.counts import has_qualification_items
-from annotation.judging.bulk import NewJudgement, insert_judgements, insert_staged, stage
+from annotation.judging.bulk import STAGE, NewJudgement, insert_judgements, insert_staged, stage
 from annotation.models import (
     AdjudicatedBy,
     Assignment,
@@ -666,71 +666,69 @@ def record_staged(project: Project, wanted: Counter[int], lines: Iterable[str]) 
     with one UPDATE per task instead of three (slots taken, then completed or referred).
 
     The judgements go in by COPY into a temporary table before any lock is taken; then the tasks'
-    rows are locked in id order, their free slots checked (AssignmentError naming the first few
-    short) and their judgements counted under the lock, the three rows of each judgement inserted
-    from the staged table (a second judgement of a task by one annotator: IntegrityError), and each
-    task's counter, completion and referral written at once: an item that has its required
-    judgements completes, or is referred by ``referrals_on_reaching`` as ``close_or_refer`` does.
+    rows are locked in id order and their free slots checked (AssignmentError naming the first few
+    short), the three rows of each judgement inserted from the staged table (a second judgement of
+    a task by one annotator: IntegrityError), and each task's counter, completion and referral
+    written at once: an item whose judgements, counted under the lock, reach its required number
+    completes, or is referred by ``referrals_on_reaching`` as ``close_or_refer`` does.
     """
     stage(lines)
     task_table = connection.ops.quote_name(Task._meta.db_table)
-    ids = sorted(wanted)
+    judgement_table = connection.ops.quote_name(Judgement._meta.db_table)
+    staged_tasks = f"SELECT task_id FROM {STAGE}"
     with connection.cursor() as cursor:
+        # ORDER BY is applied before the locks are taken: in id order, as every path locks tasks.
         cursor.execute(
-            f"SELECT id, required_judgements, slots_taken, referred_to, kind FROM {task_table}"
-            " WHERE id = ANY(%s::bigint[]) ORDER BY id FOR UPDATE",
-            [ids],
+            f"SELECT id, required_judgements - slots_taken FROM {task_table}"
+            f" WHERE id IN ({staged_tasks}) ORDER BY id FOR UPDATE"
         )
-        locked = {row[0]: row[1:] for row in cursor.fetchall()}
-        short = [task for task, count in wanted.items() if task not in locked or _free(locked[task]) < count]
-        if short:
-            raise AssignmentError(f"Tasks {sorted(short)[:5]} do not have that many free slots.")
-        # Counted under the locks: a judgement stored elsewhere meanwhile commits only after its
-        # own ``close_or_refer`` has waited for them.
-        cursor.execute(
-            f"SELECT task_id, count(*) FROM {connection.ops.quote_name(Judgement._meta.db_table)}"
-            " WHERE task_id = ANY(%s::bigint[]) GROUP BY task_id",
-            [ids],
-        )
-        judged = dict(cursor.fetchall())
+        free = dict(cursor.fetchall())
+    short = [task for task, count in wanted.items() if free.get(task, 0) < count]
+    if short:
+        raise AssignmentError(f"Tasks {sorted(short)[:5]} do not have that many free slots.")
     insert_staged(project.pk, timezone.now(), keys=False)
-    reached = {
-        task: referred
-        for task, (required, _, referred, kind) in locked.items()
-        if kind == Task.Kind.ITEM and judged.get(task, 0) + wanted[task] >= required
-    }
-    reasons = referrals_on_reaching(project, reached) if reached else {}
-    routes = {task: route_of(project, reason) for task, reason in reasons.items()}
+    # Counted under the locks, after the insert: a judgement stored elsewhere meanwhile commits only
+    # after its own ``close_or_refer`` has waited for them.
+    judged = f"(SELECT count(*) FROM {judgement_table} AS j WHERE j.task_id = t.id)"
+    reasons: dict[int, str] = {}
+    if refers_anything(project):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT t.id, t.referred_to FROM {task_table} AS t WHERE t.id IN ({staged_tasks})"
+                f" AND t.kind = %s AND {judged} >= t.required_judgements",
+                [Task.Kind.ITEM],
+            )
+            reached = dict(cursor.fetchall())
+        reasons = referrals_on_reaching(project, reached) if reached else {}
+    referred = sorted(reasons)
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
             UPDATE {task_table} AS t SET
                 slots_taken = t.slots_taken + v.taken,
-                required_judgements = t.required_judgements + (v.route = %(extra)s)::integer,
-                completed = CASE WHEN v.route = %(extra)s THEN false WHEN v.reached THEN true
+                required_judgements = t.required_judgements + CASE WHEN r.route = %(extra)s THEN 1 ELSE 0 END,
+                completed = CASE
+                    WHEN r.route = %(extra)s THEN false
+                    WHEN r.route IS NOT NULL THEN true
+                    WHEN t.kind = %(item)s AND {judged} >= t.required_judgements THEN true
                     ELSE t.completed END,
-                referred_to = CASE WHEN v.route <> '' THEN v.route ELSE t.referred_to END,
-                referral_reason = CASE WHEN v.route <> '' THEN v.reason ELSE t.referral_reason END,
-                referred_at = CASE WHEN v.route <> '' THEN %(now)s ELSE t.referred_at END
-            FROM unnest(%(ids)s::bigint[], %(taken)s::integer[], %(reached)s::boolean[],
-                %(routes)s::text[], %(reasons)s::text[]) AS v(id, taken, reached, route, reason)
-            WHERE t.id = v.id
+                referred_to = coalesce(r.route, t.referred_to),
+                referral_reason = coalesce(r.reason, t.referral_reason),
+                referred_at = CASE WHEN r.route IS NULL THEN t.referred_at ELSE %(now)s END
+            FROM (SELECT task_id, count(*) AS taken FROM {STAGE} GROUP BY task_id) AS v
+            LEFT JOIN unnest(%(referred)s::bigint[], %(routes)s::text[], %(reasons)s::text[])
+                AS r (id, route, reason) ON r.id = v.task_id
+            WHERE t.id = v.task_id
             """,
             {
                 "extra": AdjudicatedBy.EXTRA_ASSESSOR.value,
+                "item": Task.Kind.ITEM.value,
                 "now": timezone.now(),
-                "ids": ids,
-                "taken": [wanted[task] for task in ids],
-                "reached": [task in reached for task in ids],
-                "routes": [routes.get(task, "") for task in ids],
-                "reasons": [reasons.get(task, "") for task in ids],
+                "referred": referred,
+                "routes": [route_of(project, reasons[task]) for task in referred],
+                "reasons": [reasons[task] for task in referred],
             },
         )
-
-
-def _free(locked: tuple) -> int:
-    required, taken, *_ = locked
-    return required - taken
 
 
 # -- blocking ------------------------------------------------------------------------------------

@@ -67,8 +67,8 @@ def insert_judgements(project_id: int, judgements: Sequence[NewJudgement]) -> li
 
 def _copied(project_id: int, judgements: Sequence[NewJudgement]) -> list[int]:
     stage(
-        staged_line(line, j.task_id, j.annotator_id, j.answer.get("label"), json.dumps(j.answer), j.seconds)
-        for line, j in enumerate(judgements)
+        staged_line(j.task_id, j.annotator_id, j.answer.get("label"), json.dumps(j.answer), j.seconds)
+        for j in judgements
     )
     return insert_staged(project_id, timezone.now(), keys=True)
 
@@ -76,19 +76,17 @@ def _copied(project_id: int, judgements: Sequence[NewJudgement]) -> list[int]:
 # -- staged: the judgements by COPY into a temporary table, the three rows each by set-based SQL ---
 
 STAGE = "judgement_stage"
-# A staged judgement: its line (the order keys are given in), task, annotator, label, the answer as
-# JSON text, and the seconds taken (spent and on task).
-STAGE_COLUMNS = (
-    "line integer, task_id bigint, annotator_id bigint, label smallint, answer jsonb, seconds float8"
-)
+# A staged judgement: its task, annotator, label, the answer as JSON text, and the seconds taken
+# (spent and on task); then its three keys, drawn by the COPY from the tables' sequences.
+STAGE_COLUMNS = ("task_id", "annotator_id", "label", "answer", "seconds")
 
 
 def staged_line(
-    line: int, task_id: int, annotator_id: int, label: int | None, answer: str, seconds: float | None
+    task_id: int, annotator_id: int, label: int | None, answer: str, seconds: float | None
 ) -> str:
     """One line of ``stage``'s COPY text (``answer`` is ``json.dumps``'s text: ``copy_text`` of it)."""
     return (
-        f"{line}\t{task_id}\t{annotator_id}\t{NULL if label is None else label}\t{copy_text(answer)}"
+        f"{task_id}\t{annotator_id}\t{NULL if label is None else label}\t{copy_text(answer)}"
         f"\t{NULL if seconds is None else repr(float(seconds))}\n"
     )
 
@@ -104,13 +102,34 @@ def copy_text(json_text: str) -> str:
 
 def stage(lines: Iterable[str]) -> None:
     """The judgements to store (``staged_line``s, in order) by one COPY into a temporary table that
-    lives until the transaction ends."""
+    lives until the transaction ends. Each row's three keys (lease, judgement, revision) are its
+    columns' defaults, drawn from the tables' own sequences as COPY reads the rows: in the lines'
+    order, as ``_bulk_created``'s inserts take them.
+
+    JIT compilation is switched off for the rest of the transaction: the statements that read the
+    table are estimated (it is not analysed, which cost 0.1 s a call) at costs that make PostgreSQL
+    compile them, 0.3–0.4 s each, for work of a few hundred milliseconds."""
     assert connection.in_atomic_block, "the staged rows live until the transaction ends"
+    sequences = _sequences()
+    columns = ", ".join(
+        [
+            "task_id bigint, annotator_id bigint, label smallint, answer jsonb, seconds float8",
+            *(
+                f"{key} bigint DEFAULT nextval('{sequences[model]}'::regclass)"
+                for key, model in (
+                    ("lease", Assignment),
+                    ("judgement", Judgement),
+                    ("revision", JudgementRevision),
+                )
+            ),
+        ]
+    )
     with connection.wrap_database_errors, connection.cursor() as cursor:
         cursor.execute(
-            f"DROP TABLE IF EXISTS {STAGE}; CREATE TEMPORARY TABLE {STAGE} ({STAGE_COLUMNS}) ON COMMIT DROP"
+            f"SET LOCAL jit = off; DROP TABLE IF EXISTS {STAGE};"
+            f" CREATE TEMPORARY TABLE {STAGE} ({columns}) ON COMMIT DROP"
         )
-        with cursor.copy(f"COPY {STAGE} FROM STDIN") as copy:
+        with cursor.copy(f"COPY {STAGE} ({', '.join(STAGE_COLUMNS)}) FROM STDIN") as copy:
             chunk: list[str] = []
             for line in lines:
                 chunk.append(line)
@@ -123,9 +142,7 @@ def stage(lines: Iterable[str]) -> None:
 
 def insert_staged(project_id: int, now, *, keys: bool) -> list[int]:
     """Store each staged judgement as submitted at ``now``, with its lease and first revision, in
-    one statement: keys from the tables' sequences in the lines' order (as ``_bulk_created``'s
-    inserts take them). ``keys``: return the judgements' keys in that order."""
-    sequences = _sequences()
+    one statement. ``keys``: return the judgements' keys in the lines' order."""
     submitted = Assignment.Status.SUBMITTED.value
     values = {
         Assignment: {
@@ -162,23 +179,15 @@ def insert_staged(project_id: int, now, *, keys: bool) -> list[int]:
     }
     for model, columns in zip(values, (ASSIGNMENT_COLUMNS, JUDGEMENT_COLUMNS, REVISION_COLUMNS), strict=True):
         assert tuple(values[model]) == columns, model
-    inserts = [
+    leases, judgements, revisions = (
         f"INSERT INTO {_table(model)} ({', '.join(map(connection.ops.quote_name, columns))}) "
-        f"SELECT {', '.join(columns.values())} FROM staged"
+        f"SELECT {', '.join(columns.values())} FROM {STAGE}"
         for model, columns in values.items()
-    ]
-    # nextval in the select list of an ordered query is evaluated after the sort: in the lines' order.
+    )
+    # A sequence's values rise: the judgements' keys in their order are in the lines' order.
     sql = f"""
-        WITH keyed AS MATERIALIZED (
-            SELECT line, nextval('{sequences[Assignment]}'::regclass) AS lease,
-                nextval('{sequences[Judgement]}'::regclass) AS judgement,
-                nextval('{sequences[JudgementRevision]}'::regclass) AS revision
-            FROM {STAGE} ORDER BY line
-        ), staged AS MATERIALIZED (
-            SELECT s.task_id, s.annotator_id, s.label, s.answer, s.seconds, k.*
-            FROM {STAGE} AS s JOIN keyed AS k USING (line)
-        ), leases AS ({inserts[0]}), judgements AS ({inserts[1]}), revisions AS ({inserts[2]})
-        SELECT {"array_agg(judgement ORDER BY line)" if keys else "NULL"} FROM keyed
+        WITH leases AS ({leases}), judgements AS ({judgements}), revisions AS ({revisions})
+        SELECT {"array_agg(judgement ORDER BY judgement)" if keys else "NULL"} FROM {STAGE}
     """
     with connection.cursor() as cursor:
         cursor.execute(sql, {"submitted": submitted, "now": now, "project": project_id})

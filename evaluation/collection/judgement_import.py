@@ -160,8 +160,8 @@ def import_judgements(project: Project, judgements: list[dict], create_annotator
     pending: list[tuple[int, Any, Answer, float | None]] = []
     seen: set[tuple[int, str]] = set()
     done = items.done
-    # Each distinct answer is validated once: by its label, or by its JSON text (which tells apart
-    # every value JSON can hold, 1 from 1.0 and from true), and kept with its stored form.
+    # Each distinct answer is validated once and kept with its stored form: known by its label, or
+    # by its repr, which tells apart every value JSON can hold (1 from 1.0, from true, from "1").
     answers: dict[Any, Answer] = {}
     for index, row in enumerate(judgements):
         task = items.find(index, row)
@@ -179,8 +179,12 @@ def import_judgements(project: Project, judgements: list[dict], create_annotator
         if (task, name) in seen or (task, user.pk) in done:
             raise ImportFailed([(f"judgements[{index}]", f"{name!r} already judged this item")])
         seen.add((task, name))
-        given = row["answer"] if "answer" in row else {"label": row.get("label")}
-        key = json.dumps(given)
+        if "answer" in row:
+            given = row["answer"]
+            key: Any = repr(given)
+        else:
+            label = row.get("label")
+            given, key = {"label": label}, (type(label), label)
         answer = answers.get(key)
         if answer is None:
             try:
@@ -240,9 +244,9 @@ class Answer:
 
 def staged_lines(pending: list[tuple[int, Any, Answer, float | None]]) -> Iterator[str]:
     """``bulk.staged_line`` of each pending judgement, its validated answer's text made once."""
-    for line, (task, user, answer, seconds) in enumerate(pending):
+    for task, user, answer, seconds in pending:
         # Judged elsewhere: the time given is the time the annotator took.
-        yield f"{line}\t{task}\t{user.pk}\t{answer.staged}\t{NULL if seconds is None else repr(seconds)}\n"
+        yield f"{task}\t{user.pk}\t{answer.staged}\t{NULL if seconds is None else repr(seconds)}\n"
 
 
 def first_past_k(pending: list[tuple], items: ItemFinder) -> None:
