@@ -126,7 +126,7 @@ def stage(lines: Iterable[str]) -> None:
     )
     with connection.wrap_database_errors, connection.cursor() as cursor:
         cursor.execute(
-            f"SET LOCAL jit = off; DROP TABLE IF EXISTS {STAGE};"
+            f"SET LOCAL jit = off; DROP TABLE IF EXISTS pg_temp.{STAGE};"  # never a table of the schema
             f" CREATE TEMPORARY TABLE {STAGE} ({columns}) ON COMMIT DROP"
         )
         with cursor.copy(f"COPY {STAGE} ({', '.join(STAGE_COLUMNS)}) FROM STDIN") as copy:
