@@ -113,10 +113,7 @@ def close_or_refer(project: Project, task_ids: Collection[int]) -> set[int]:
     )
     if not reached:
         return set()
-    fresh = [task for task, referred in reached.items() if not referred]
-    reasons = referrals_of(project, fresh) if fresh else {}
-    for task in Adjudication.objects.in_force(project, reasons) if reasons else ():
-        del reasons[task]  # a researcher has decided these already: no one else needs to
+    reasons = referrals_on_reaching(project, reached)
     now = timezone.now()
     for reason in (DISPUTED, TIE):
         refer = [task for task, why in reasons.items() if why == reason]
@@ -134,6 +131,18 @@ def close_or_refer(project: Project, task_ids: Collection[int]) -> set[int]:
             )
     Task.objects.filter(pk__in=set(reached) - set(reasons), completed=False).update(completed=True)
     return set(reasons)
+
+
+def referrals_on_reaching(project: Project, reached: dict[int, str]) -> dict[int, str]:
+    """Of the items that have their required judgements now (``reached``: each with its
+    ``referred_to``), those to refer, each with why: an item not referred before whose judgements
+    are disputed or tied by the rules, unless a researcher has settled it already. The others
+    complete. (``close_or_refer``'s decision; the judgement import's set-based path takes it too.)"""
+    fresh = [task for task, referred in reached.items() if not referred]
+    reasons = referrals_of(project, fresh) if fresh else {}
+    for task in Adjudication.objects.in_force(project, reasons) if reasons else ():
+        del reasons[task]  # a researcher has decided these already: no one else needs to
+    return reasons
 
 
 def apply_rule(project: Project) -> dict[str, int]:

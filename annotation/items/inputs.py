@@ -41,18 +41,19 @@ def identifier(value: str, *, max_length: int) -> str:
 
 def json_depth(value: Any) -> int:
     """How deeply lists and objects nest in a parsed JSON value (a scalar is 0), without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
-        if children is None:
-            continue
-        deepest = max(deepest, depth)
-        if depth > MAX_JSON_DEPTH:
-            break
-        # Only containers go on the stack: a judgement list's scalars are most of its values.
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return deepest
+    # Level by level, one comprehension a level: a judgement list's 60,000 lines are 180,000
+    # containers, and a generator per container cost 5 µs a line.
+    level = [value] if isinstance(value, dict | list) else []
+    depth = 0
+    while level and depth <= MAX_JSON_DEPTH:
+        depth += 1
+        level = [
+            child
+            for node in level
+            for child in (node.values() if isinstance(node, dict) else node)
+            if isinstance(child, dict | list)
+        ]
+    return depth
 
 
 def loads(text: str | bytes) -> Any:

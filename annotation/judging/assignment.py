@@ -22,7 +22,7 @@ import functools
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -30,10 +30,11 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from annotation.adjudication.rules import close_or_refer
+from annotation.adjudication.rules import close_or_refer, referrals_on_reaching, refers_anything, route_of
 from annotation.items.counts import has_qualification_items
-from annotation.judging.bulk import NewJudgement, insert_judgements
+from annotation.judging.bulk import STAGE, NewJudgement, insert_judgements, insert_staged, stage
 from annotation.models import (
+    AdjudicatedBy,
     Assignment,
     Document,
     Judgement,
@@ -656,6 +657,78 @@ def take_slots(wanted: Counter[int], *, only_open: bool = True) -> None:
     for count in set(wanted.values()):
         taking = [task for task, n in wanted.items() if n == count]
         Task.objects.filter(pk__in=taking).update(slots_taken=F("slots_taken") + count)
+
+
+def record_staged(project: Project, wanted: Counter[int], lines: Iterable[str]) -> None:
+    """On PostgreSQL, judgements made elsewhere (``bulk.staged_line``s, in order; ``wanted``: how
+    many of them each task gets) stored set-based: ``take_slots(wanted, only_open=False)``, then
+    ``insert_judgements``, then ``close_or_refer`` of the tasks — the same rows, the same refusals —
+    with one UPDATE per task instead of three (slots taken, then completed or referred).
+
+    The judgements go in by COPY into a temporary table before any lock is taken; then the tasks'
+    rows are locked in id order and their free slots checked (AssignmentError naming the first few
+    short), the three rows of each judgement inserted from the staged table (a second judgement of
+    a task by one annotator: IntegrityError), and each task's counter, completion and referral
+    written at once: an item whose judgements, counted under the lock, reach its required number
+    completes, or is referred by ``referrals_on_reaching`` as ``close_or_refer`` does.
+    """
+    stage(lines)
+    task_table = connection.ops.quote_name(Task._meta.db_table)
+    judgement_table = connection.ops.quote_name(Judgement._meta.db_table)
+    staged_tasks = f"SELECT task_id FROM {STAGE}"
+    with connection.cursor() as cursor:
+        # ORDER BY is applied before the locks are taken: in id order, as every path locks tasks.
+        cursor.execute(
+            f"SELECT id, required_judgements - slots_taken FROM {task_table}"
+            f" WHERE id IN ({staged_tasks}) ORDER BY id FOR UPDATE"
+        )
+        free = dict(cursor.fetchall())
+    short = [task for task, count in wanted.items() if free.get(task, 0) < count]
+    if short:
+        raise AssignmentError(f"Tasks {sorted(short)[:5]} do not have that many free slots.")
+    insert_staged(project.pk, timezone.now(), keys=False)
+    # Counted under the locks, after the insert: a judgement stored elsewhere meanwhile commits only
+    # after its own ``close_or_refer`` has waited for them.
+    judged = f"(SELECT count(*) FROM {judgement_table} AS j WHERE j.task_id = t.id)"
+    reasons: dict[int, str] = {}
+    if refers_anything(project):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT t.id, t.referred_to FROM {task_table} AS t WHERE t.id IN ({staged_tasks})"
+                f" AND t.kind = %s AND {judged} >= t.required_judgements",
+                [Task.Kind.ITEM],
+            )
+            reached = dict(cursor.fetchall())
+        reasons = referrals_on_reaching(project, reached) if reached else {}
+    referred = sorted(reasons)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            UPDATE {task_table} AS t SET
+                slots_taken = t.slots_taken + v.taken,
+                required_judgements = t.required_judgements + CASE WHEN r.route = %(extra)s THEN 1 ELSE 0 END,
+                completed = CASE
+                    WHEN r.route = %(extra)s THEN false
+                    WHEN r.route IS NOT NULL THEN true
+                    WHEN t.kind = %(item)s AND {judged} >= t.required_judgements THEN true
+                    ELSE t.completed END,
+                referred_to = coalesce(r.route, t.referred_to),
+                referral_reason = coalesce(r.reason, t.referral_reason),
+                referred_at = CASE WHEN r.route IS NULL THEN t.referred_at ELSE %(now)s END
+            FROM (SELECT task_id, count(*) AS taken FROM {STAGE} GROUP BY task_id) AS v
+            LEFT JOIN unnest(%(referred)s::bigint[], %(routes)s::text[], %(reasons)s::text[])
+                AS r (id, route, reason) ON r.id = v.task_id
+            WHERE t.id = v.task_id
+            """,
+            {
+                "extra": AdjudicatedBy.EXTRA_ASSESSOR.value,
+                "item": Task.Kind.ITEM.value,
+                "now": timezone.now(),
+                "referred": referred,
+                "routes": [route_of(project, reasons[task]) for task in referred],
+                "reasons": [reasons[task] for task in referred],
+            },
+        )
 
 
 # -- blocking ------------------------------------------------------------------------------------
