@@ -1,0 +1,531 @@
+"""trec_eval's measures for every topic at once (pure): a topics × ranks matrix per quantity, each topic's
+row padded past its own length, instead of a hundred NumPy calls per topic (``measures.topic_measures``).
+
+Every value is bit-identical to ``topic_measures``'s: the same floating-point operations in the same
+order. Running sums are row-wise ``cumsum`` (a topic's sum is unchanged by the zeros standing for the
+terms it skips, and by the padding after its end); the sums ``topic_measures`` takes with NumPy's
+pairwise ``sum`` (average precision, bpref) are taken the same way, over the same number of terms, for
+the topics that share that number; scalar arithmetic is done in Python on the integers, as there.
+Families given ``level=gain`` pairs, ndcg_exp and ndcg_cut_exp are scored topic by topic as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from evaluation.metrics.trec.measures import (
+    CALCULATORS,
+    INFAP_EPSILON,
+    NOT_IN_POOL,
+    UNJUDGED_IN_POOL,
+    Measure,
+    RankedTopic,
+    _discounts,
+    _persistence,
+    _relevant_count_at,
+    _relstring,
+    _Topic,
+)
+
+
+class _Batch:
+    """Every topic's shared quantities (``_Topic``'s) as matrices, one row per topic."""
+
+    def __init__(self, topics: Sequence[RankedTopic], relevance_level: int, version: str) -> None:
+        self.topics = topics
+        self.relevance_level = relevance_level
+        self.version = version
+        self.count = count = len(topics)
+        self.n = n = np.array([len(topic.rels) for topic in topics], dtype=np.int64)
+        self.width = width = int(n.max()) if count else 0
+        self.valid = valid = np.arange(width) < n[:, None]
+        self.rels = rels = np.full((count, width), NOT_IN_POOL, dtype=np.int64)
+        if width:
+            rels[valid] = np.concatenate([topic.rels for topic in topics])
+        self.num_ret = n.tolist()
+        self.num_rel = [sum(c for level, c in t.levels.items() if level >= relevance_level) for t in topics]
+        self.num_nonrel = [sum(c for level, c in t.levels.items() if level < relevance_level) for t in topics]
+        self.relevant = relevant = (rels >= relevance_level) & valid
+        self.cum_rel = cum_rel = np.cumsum(relevant, axis=1)
+        self.num_rel_ret = (cum_rel[:, -1] if width else np.zeros(count, dtype=np.int64)).tolist()
+        self.ranks = np.arange(1, width + 1)
+        self.cache: dict = {}
+        self._per_topic: list[_Topic] | None = None
+
+    def rel_in_top(self, k: int | np.ndarray) -> list[int]:
+        """``_Topic.rel_in_top`` for every topic (k one cut-off, or one per topic)."""
+        if not self.width:
+            return [0] * self.count
+        cut = np.minimum(np.broadcast_to(np.asarray(k, dtype=np.int64), (self.count,)), self.n)
+        values = self.cum_rel[np.arange(self.count), np.maximum(cut, 1) - 1]
+        return np.where(cut > 0, values, 0).tolist()
+
+    def precision_at_rel(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each topic's ``precision_at_rel`` left-aligned in a row (zeros after), and their counts."""
+        if "precision" not in self.cache:
+            counts = np.array(self.num_rel_ret, dtype=np.int64)
+            rows, columns = np.nonzero(self.relevant)
+            packed = np.zeros((self.count, int(counts.max()) if self.count else 0))
+            packed[rows, self.cum_rel[rows, columns] - 1] = self.cum_rel[rows, columns] / self.ranks[columns]
+            self.cache["precision"] = packed, counts
+        return self.cache["precision"]
+
+    def per_topic(self) -> list[_Topic]:
+        if self._per_topic is None:
+            self._per_topic = [_Topic(topic, self.relevance_level, self.version) for topic in self.topics]
+        return self._per_topic
+
+    def default_gains(self, rescale: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``_default_gains`` for every topic: gains (T × width), ideal gains left-aligned (T × most
+        positive judgements, zeros after) and each topic's number of ideal gains."""
+        key = ("gains", rescale)
+        if key not in self.cache:
+            tops = [max(topic.levels, default=0) for topic in self.topics]
+            scales = np.array([float(top) if rescale and top > 1 else 1.0 for top in tops])
+            gains = np.maximum(self.rels, 0) / scales[:, None]
+            ideal_rows = []
+            for topic in self.topics:
+                positive = sorted((level for level in topic.levels if level > 0), reverse=True)
+                ideal_rows.append((positive, [topic.levels[level] for level in positive]))
+            lengths = np.array([sum(counts) for _, counts in ideal_rows], dtype=np.int64)
+            ideal = np.zeros((self.count, int(lengths.max()) if self.count else 0))
+            filled = np.arange(ideal.shape[1]) < lengths[:, None]
+            if filled.any():
+                ideal[filled] = np.concatenate(
+                    [np.repeat(np.array(levels, dtype=float), counts) for levels, counts in ideal_rows]
+                )
+            self.cache[key] = gains, ideal / scales[:, None], lengths
+        return self.cache[key]
+
+    def ndcg_curves(self) -> tuple[np.ndarray, np.ndarray]:
+        """``_ndcg_curves_for`` with default gains: running DCG of each ranking and of its ideal one."""
+        if "curves" not in self.cache:
+            gains, ideal, _ = self.default_gains(False)
+            self.cache["curves"] = (
+                np.cumsum(gains / _discounts(self.width), axis=1),
+                np.cumsum(ideal / _discounts(ideal.shape[1]), axis=1),
+            )
+        return self.cache["curves"]
+
+
+def _pairwise_prefix_sums(rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``rows[i, :lengths[i]].sum()`` for every row: NumPy's pairwise sum, which groups its terms by
+    their number, so each length's rows are summed together over exactly that many terms."""
+    sums = np.zeros(len(rows))
+    for length in np.unique(lengths).tolist():
+        if length:
+            chosen = lengths == length
+            sums[chosen] = rows[chosen, :length].sum(axis=1)
+    return sums
+
+
+def _last(running: np.ndarray, at: np.ndarray | None = None) -> np.ndarray:
+    """A running sum's value at ``at`` (default: the row's end), 0.0 for an empty row."""
+    if not running.shape[1]:
+        return np.zeros(len(running))
+    return running[:, -1] if at is None else running[np.arange(len(running)), at]
+
+
+Columns = list[tuple[str, list]]
+
+
+def _per_cutoff(measure: Measure, value_at) -> Columns:
+    return [(name, value_at(k)) for name, k in zip(measure.names(), measure.params, strict=True)]
+
+
+def _counts(b: _Batch, measure: Measure) -> Columns:
+    if measure.family == "num_nonrel_judged_ret":
+        return [(measure.family, ((b.rels >= 0) & (b.rels < b.relevance_level)).sum(axis=1).tolist())]
+    return [
+        (
+            measure.family,
+            {"num_ret": b.num_ret, "num_rel": b.num_rel, "num_rel_ret": b.num_rel_ret}[measure.family],
+        )
+    ]
+
+
+def _average_precision(b: _Batch, cutoff: int | None) -> list[float]:
+    packed, counts = b.precision_at_rel()
+    terms = counts if cutoff is None else np.array(b.rel_in_top(cutoff), dtype=np.int64)
+    sums = _pairwise_prefix_sums(packed, terms).tolist()
+    return [
+        float(total) / num_rel if num_rel else 0.0 for total, num_rel in zip(sums, b.num_rel, strict=True)
+    ]
+
+
+def _map(b: _Batch, measure: Measure) -> Columns:
+    return [(measure.family, _average_precision(b, None))]
+
+
+def _map_cut(b: _Batch, measure: Measure) -> Columns:
+    return _per_cutoff(measure, lambda k: _average_precision(b, k))
+
+
+def _rprec(b: _Batch, measure: Measure) -> Columns:
+    top = b.rel_in_top(np.array(b.num_rel, dtype=np.int64))
+    return [("Rprec", [r / num_rel if num_rel else 0.0 for r, num_rel in zip(top, b.num_rel, strict=True)])]
+
+
+def _rprec_mult(b: _Batch, measure: Measure) -> Columns:
+    def value(multiplier: float) -> list[float]:
+        cutoffs = [int(multiplier * num_rel + 0.9) for num_rel in b.num_rel]
+        top = b.rel_in_top(np.array(cutoffs, dtype=np.int64))
+        return [
+            r / cutoff if num_rel and cutoff else 0.0
+            for r, cutoff, num_rel in zip(top, cutoffs, b.num_rel, strict=True)
+        ]
+
+    return _per_cutoff(measure, value)
+
+
+def _bpref_values(b: _Batch) -> list[float]:
+    if "bpref" not in b.cache:
+        judged = b.rels >= 0
+        nonrel = judged & (b.rels < b.relevance_level)
+        counted = judged & ~nonrel  # judged and not non-relevant, in rank order
+        nonrel_above: np.ndarray = np.cumsum(nonrel, axis=1) - nonrel
+        limits = np.array([max(min(nn, nr), 1) for nn, nr in zip(b.num_nonrel, b.num_rel, strict=True)])
+        penalties = np.minimum(nonrel_above, np.array(b.num_rel, dtype=np.int64)[:, None]) / limits[:, None]
+        terms = np.where(nonrel_above > 0, 1.0 - penalties, 1.0)
+        counts = counted.sum(axis=1)
+        packed = np.zeros((b.count, int(counts.max()) if b.count else 0))
+        rows, columns = np.nonzero(counted)
+        packed[rows, (np.cumsum(counted, axis=1) - 1)[rows, columns]] = terms[rows, columns]
+        sums = _pairwise_prefix_sums(packed, counts).tolist()
+        b.cache["bpref"] = [float(s) / nr if nr else 0.0 for s, nr in zip(sums, b.num_rel, strict=True)]
+    return b.cache["bpref"]
+
+
+def _bpref_family(b: _Batch, measure: Measure) -> Columns:
+    return [(measure.family, _bpref_values(b))]
+
+
+def _recip_rank(b: _Batch, measure: Measure) -> Columns:
+    first = np.argmax(b.relevant, axis=1).tolist() if b.width else [0] * b.count
+    return [
+        ("recip_rank", [1.0 / float(f + 1) if r else 0.0 for f, r in zip(first, b.num_rel_ret, strict=True)])
+    ]
+
+
+def _interpolated(b: _Batch, points: Sequence[float]) -> list[list[float]]:
+    """``interpolated_precision`` for every topic: one list per topic."""
+    packed, counts = b.precision_at_rel()
+    best = np.maximum.accumulate(packed[:, ::-1], axis=1)[:, ::-1].tolist() if packed.shape[1] else None
+    values = []
+    for i, (num_rel, found) in enumerate(zip(b.num_rel, counts.tolist(), strict=True)):
+        if not num_rel or not found:
+            values.append([0.0] * len(points))
+            continue
+        row = best[i]  # type: ignore[index]
+        wanted = [_relevant_count_at(point, num_rel, b.version) for point in points]
+        values.append([0.0 if w > found else row[max(w, 1) - 1] for w in wanted])
+    return values
+
+
+def _iprec_at_recall(b: _Batch, measure: Measure) -> Columns:
+    values = _interpolated(b, measure.params)
+    return [(name, [topic[j] for topic in values]) for j, name in enumerate(measure.names())]
+
+
+def _11pt_avg(b: _Batch, measure: Measure) -> Columns:
+    values = _interpolated(b, measure.params)
+    return [(measure.names()[0], [sum(topic) / len(topic) for topic in values])]
+
+
+def _precision(b: _Batch, measure: Measure) -> Columns:
+    return _per_cutoff(measure, lambda k: [r / k for r in b.rel_in_top(k)])
+
+
+def _recall(b: _Batch, measure: Measure) -> Columns:
+    return _per_cutoff(
+        measure, lambda k: [r / nr if nr else 0.0 for r, nr in zip(b.rel_in_top(k), b.num_rel, strict=True)]
+    )
+
+
+def _success(b: _Batch, measure: Measure) -> Columns:
+    return _per_cutoff(measure, lambda k: [float(r > 0) for r in b.rel_in_top(k)])
+
+
+def _relative_precision(b: _Batch, measure: Measure) -> Columns:
+    return _per_cutoff(
+        measure,
+        lambda k: [r / min(k, nr) if nr else 0.0 for r, nr in zip(b.rel_in_top(k), b.num_rel, strict=True)],
+    )
+
+
+def _infap(b: _Batch, measure: Measure) -> Columns:
+    relevant = (b.rels >= max(b.relevance_level, 0)) & b.valid
+    nonrel = np.cumsum((b.rels >= 0) & ~relevant, axis=1)
+    unjudged = np.cumsum(b.rels == UNJUDGED_IN_POOL, axis=1)
+    index = np.broadcast_to(np.arange(b.width), relevant.shape)
+    above: np.ndarray = np.cumsum(relevant, axis=1) - relevant
+    later = np.maximum(index, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(
+            index == 0,
+            1.0,
+            1.0 / (index + 1)
+            + (index / (index + 1)) * ((above + nonrel + unjudged) / later)
+            * ((above + INFAP_EPSILON) / (above + nonrel + 2 * INFAP_EPSILON)),
+        )  # fmt: skip
+    sums = _last(np.cumsum(np.where(relevant, terms, 0.0), axis=1)).tolist()
+    return [("infAP", [s / nr if nr else 0.0 for s, nr in zip(sums, b.num_rel, strict=True)])]
+
+
+def _set_measures(b: _Batch, measure: Measure) -> Columns:
+    values = []
+    for num_ret, num_rel, num_rel_ret in zip(b.num_ret, b.num_rel, b.num_rel_ret, strict=True):
+        set_p = num_rel_ret / num_ret if num_ret else 0.0
+        set_r = num_rel_ret / num_rel if num_rel else 0.0
+        if measure.family == "set_F":
+            x = measure.params[0]
+            values.append((x + 1.0) * set_p * set_r / (x * set_p + set_r) if num_rel_ret else 0.0)
+        elif measure.family == "set_relative_P":
+            values.append(num_rel_ret / min(num_ret, num_rel) if num_ret and num_rel else 0.0)
+        else:
+            values.append({"set_P": set_p, "set_recall": set_r, "set_map": set_p * set_r}[measure.family])
+    name = measure.names()[0] if measure.family == "set_F" else measure.family
+    return [(name, values)]
+
+
+def _unjudged(b: _Batch, measure: Measure) -> Columns:
+    unjudged = np.cumsum((b.rels < 0) & b.valid, axis=1)
+
+    def value(k: int) -> list[float]:
+        if not b.width:
+            return [0.0] * b.count
+        counts = unjudged[:, min(k, b.width) - 1].tolist()
+        return [c / k if n else 0.0 for c, n in zip(counts, b.num_ret, strict=True)]
+
+    return _per_cutoff(measure, value)
+
+
+def _utility(b: _Batch, measure: Measure) -> Columns:
+    p1, p2, p3, p4 = measure.params
+    return [
+        (
+            measure.names()[0],
+            [
+                p1 * num_rel_ret + p2 * (num_ret - num_rel_ret) + p3 * (num_rel - num_rel_ret)
+                + p4 * (0 + num_rel_ret - num_ret - num_rel)
+                for num_ret, num_rel, num_rel_ret in zip(b.num_ret, b.num_rel, b.num_rel_ret, strict=True)
+            ],
+        )
+    ]  # fmt: skip
+
+
+class _Rels:
+    """What ``_relstring`` reads of a topic."""
+
+    def __init__(self, rels: np.ndarray) -> None:
+        self.rels = rels
+        self.num_ret = len(rels)
+
+
+def _relstring_family(b: _Batch, measure: Measure) -> Columns:
+    texts = [dict(_relstring(_Rels(topic.rels), measure)) for topic in b.topics]  # type: ignore[arg-type]
+    name = measure.names()[0]
+    return [(name, [text[name] for text in texts])]
+
+
+def _bin_g(b: _Batch, measure: Measure) -> Columns:
+    index = np.arange(b.width)
+    with np.errstate(divide="ignore"):
+        terms = 1.0 / np.log2(3 + index - b.cum_rel)
+    sums = _last(np.cumsum(np.where(b.relevant, terms, 0.0), axis=1)).tolist()
+    return [("binG", [s / nr if r else 0.0 for s, nr, r in zip(sums, b.num_rel, b.num_rel_ret, strict=True)])]
+
+
+def _g(b: _Batch, measure: Measure) -> Columns:
+    gains, ideal, lengths = b.default_gains(False)
+    costs = np.ones((b.count, b.width))
+    head = np.minimum(lengths, b.n)
+    within = np.arange(b.width) < head[:, None]
+    if ideal.shape[1] and b.width:
+        common = min(ideal.shape[1], b.width)
+        costs[:, :common] = np.where(within[:, :common], np.maximum(ideal[:, :common], 1.0), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = gains / np.log2(2 + np.cumsum(costs, axis=1) - np.cumsum(gains, axis=1))
+    sums = _last(np.cumsum(np.where((gains != 0) & b.valid, terms, 0.0), axis=1)).tolist()
+    ideal_sums = _last(np.cumsum(ideal, axis=1)).tolist()
+    return [
+        (
+            measure.names()[0],
+            [
+                s / i if length else 0.0
+                for s, i, length in zip(sums, ideal_sums, lengths.tolist(), strict=True)
+            ],
+        )
+    ]
+
+
+def _ndcg_at(b: _Batch, cutoff: int | None) -> list[float]:
+    dcg, ideal_dcg = b.ndcg_curves()
+    _, _, lengths = b.default_gains(False)
+    if cutoff == 0:
+        return [0.0] * b.count
+    values = []
+    for curve, ends in ((dcg, b.n), (ideal_dcg, lengths)):
+        if not curve.shape[1]:
+            values.append(np.zeros(b.count))
+            continue
+        at = ends if cutoff is None else np.minimum(ends, cutoff)
+        values.append(np.where(ends > 0, curve[np.arange(b.count), np.maximum(at, 1) - 1], 0.0))
+    return [d / i if i > 0 else 0.0 for d, i in zip(values[0].tolist(), values[1].tolist(), strict=True)]
+
+
+def _ndcg_family(b: _Batch, measure: Measure) -> Columns:
+    return [(measure.names()[0], _ndcg_at(b, None))]
+
+
+def _ndcg_cut(b: _Batch, measure: Measure) -> Columns:
+    return _per_cutoff(measure, lambda k: _ndcg_at(b, int(k)))
+
+
+def _ndcg_rel(b: _Batch, measure: Measure) -> Columns:
+    gains, _, lengths = b.default_gains(False)
+    dcg, ideal_dcg = b.ndcg_curves()
+    if not ideal_dcg.shape[1] or not b.width:
+        return [(measure.names()[0], [0.0] * b.count)]
+    positive = (gains > 0) & b.valid
+    column = np.minimum(np.arange(b.width), np.maximum(lengths, 1)[:, None] - 1)
+    column = np.minimum(column, ideal_dcg.shape[1] - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at_relevant = dcg / ideal_dcg[np.arange(b.count)[:, None], column]
+    sums = _last(np.cumsum(np.where(positive, at_relevant, 0.0), axis=1)).tolist()
+    found = positive.sum(axis=1).tolist()
+    finals = np.where(b.n > 0, dcg[np.arange(b.count), np.maximum(b.n, 1) - 1], 0.0).tolist()
+    ideal_last = ideal_dcg[np.arange(b.count), np.maximum(lengths, 1) - 1].tolist()
+    values = []
+    for s, f, final, last, length in zip(sums, found, finals, ideal_last, lengths.tolist(), strict=True):
+        if not length:
+            values.append(0.0)
+            continue
+        total = s + (length - f) * final / float(last)
+        values.append(total / length if total > 0 else 0.0)
+    return [(measure.names()[0], values)]
+
+
+def _rndcg(b: _Batch, measure: Measure) -> Columns:
+    _, ideal, lengths = b.default_gains(False)
+    dcg, ideal_dcg = b.ndcg_curves()
+    values = []
+    for i, (num_rel, n, levels) in enumerate(zip(b.num_rel, b.num_ret, lengths.tolist(), strict=True)):
+        if not num_rel or not levels:
+            values.append(0.0)
+            continue
+        row = ideal[i, :levels]
+        boundaries = [*(np.flatnonzero(row[1:] != row[:-1]) + 1).tolist(), levels]
+        ratios = [
+            (float(dcg[i, min(c, n) - 1]) if n else 0.0) / float(ideal_dcg[i, c - 1]) for c in boundaries
+        ]
+        if levels + 1 < n:
+            ratios.append(float(dcg[i, n - 1]) / float(ideal_dcg[i, levels - 1]))
+        total = ratios[0]
+        for ratio in ratios[1:]:
+            total += ratio
+        values.append(total / len(ratios))
+    return [(measure.names()[0], values)]
+
+
+def _powers(b: _Batch, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """``measures._powers`` for every topic: the weights 1, p, p², … (T × width; each a prefix of the
+    same running product) and p^n per topic."""
+    products = np.cumprod(np.full(b.width, p))
+    weights = np.concatenate(([1.0], products[:-1])) if b.width else products
+    last = np.where(b.n > 0, products[np.maximum(b.n, 1) - 1] if b.width else 1.0, 1.0)
+    return weights, last
+
+
+def _rbp(b: _Batch, measure: Measure) -> Columns:
+    p = _persistence(measure.params)
+    gains, _, _ = b.default_gains(True)
+    weights, _ = _powers(b, p)
+    sums = _last(np.cumsum(np.where((gains != 0) & b.valid, gains * weights, 0.0), axis=1)).tolist()
+    return [(measure.names()[0], [(1.0 - p) * s for s in sums])]
+
+
+def _rbp_resid(b: _Batch, measure: Measure) -> Columns:
+    p = _persistence(measure.params)
+    unjudged = (b.rels < 0) & b.valid
+    weights, last = _powers(b, p)
+    sums = _last(np.cumsum(np.where(unjudged, weights, 0.0), axis=1)).tolist()
+    anything: list = (unjudged.sum(axis=1) > 0).tolist()
+    return [
+        (
+            measure.names()[0],
+            [lp + (1 - p) * s if a else 0.0 for lp, s, a in zip(last.tolist(), sums, anything, strict=True)],
+        )
+    ]
+
+
+BATCHED = {
+    "num_ret": _counts,
+    "num_rel": _counts,
+    "num_rel_ret": _counts,
+    "num_nonrel_judged_ret": _counts,
+    "map": _map,
+    "gm_map": _map,
+    "map_cut": _map_cut,
+    "Rprec": _rprec,
+    "Rprec_mult": _rprec_mult,
+    "bpref": _bpref_family,
+    "gm_bpref": _bpref_family,
+    "recip_rank": _recip_rank,
+    "iprec_at_recall": _iprec_at_recall,
+    "11pt_avg": _11pt_avg,
+    "P": _precision,
+    "recall": _recall,
+    "success": _success,
+    "relative_P": _relative_precision,
+    "infAP": _infap,
+    "set_P": _set_measures,
+    "set_recall": _set_measures,
+    "set_map": _set_measures,
+    "set_F": _set_measures,
+    "set_relative_P": _set_measures,
+    "unj": _unjudged,
+    "utility": _utility,
+    "relstring": _relstring_family,
+    "binG": _bin_g,
+    "G": _g,
+    "ndcg": _ndcg_family,
+    "ndcg_cut": _ndcg_cut,
+    "ndcg_rel": _ndcg_rel,
+    "Rndcg": _rndcg,
+    "rbp": _rbp,
+    "rbp_resid": _rbp_resid,
+}
+# Families batched only with the default gains (no ``level=gain`` pairs).
+_DEFAULT_GAINS_ONLY = frozenset({"G", "ndcg", "ndcg_rel", "Rndcg", "rbp", "rbp_resid"})
+
+
+def evaluate_ranked(
+    topics: Mapping[str, RankedTopic],
+    measures: Sequence[Measure],
+    *,
+    relevance_level: int = 1,
+    version: str = "10.0",
+) -> dict[str, dict[str, float]]:
+    """``evaluate``'s result from topics already ranked (``columnar.rank_files``), in their order: the
+    same values as ``topic_measures`` gives each topic."""
+    batch = _Batch(list(topics.values()), relevance_level, version)
+    columns: Columns = []
+    for measure in measures:
+        batched = BATCHED.get(measure.family)
+        gains_given = measure.family in _DEFAULT_GAINS_ONLY and any(name != "p" for name, _ in measure.params)
+        if batched is None or gains_given:
+            per_topic = [dict(CALCULATORS[measure.family](t, measure)) for t in batch.per_topic()]
+            names = list(per_topic[0]) if per_topic else list(measure.names())
+            columns.extend((name, [values[name] for values in per_topic]) for name in names)
+        else:
+            columns.extend(batched(batch, measure))
+    result: dict[str, dict[str, float]] = {}
+    for i, qid in enumerate(topics):
+        values: dict[str, float] = {}
+        for name, column in columns:
+            values[name] = column[i]
+        result[qid] = values
+    return result
