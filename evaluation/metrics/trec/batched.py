@@ -128,6 +128,19 @@ def _last(running: np.ndarray, at: np.ndarray | None = None) -> np.ndarray:
     return running[:, -1] if at is None else running[np.arange(len(running)), at]
 
 
+def _sequential_sums(mask: np.ndarray, values) -> list[float]:
+    """Each row's left-to-right sum of ``values`` where ``mask`` holds (``_sequential_sum`` over the
+    row's chosen terms, in rank order). ``values(rows, columns)`` gives the terms at those places only:
+    they are a tenth of the matrix or less for most families."""
+    rows, columns = np.nonzero(mask)
+    counts = np.bincount(rows, minlength=len(mask))
+    packed = np.zeros((len(mask), int(counts.max()) if len(mask) else 0))
+    if len(rows):
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        packed[rows, np.arange(len(rows)) - starts[rows]] = values(rows, columns)
+    return _last(np.cumsum(packed, axis=1)).tolist()
+
+
 Columns = list[tuple[str, list]]
 
 
@@ -259,18 +272,21 @@ def _infap(b: _Batch, measure: Measure) -> Columns:
     relevant = (b.rels >= max(b.relevance_level, 0)) & b.valid
     nonrel = np.cumsum((b.rels >= 0) & ~relevant, axis=1)
     unjudged = np.cumsum(b.rels == UNJUDGED_IN_POOL, axis=1)
-    index = np.broadcast_to(np.arange(b.width), relevant.shape)
-    above: np.ndarray = np.cumsum(relevant, axis=1) - relevant
-    later = np.maximum(index, 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(
+    above_all = np.cumsum(relevant, axis=1)
+
+    def terms(rows: np.ndarray, index: np.ndarray) -> np.ndarray:
+        above = above_all[rows, index] - 1  # relevant documents before this one
+        nonrel_at, unjudged_at = nonrel[rows, index], unjudged[rows, index]
+        later = np.maximum(index, 1)  # index 0 takes the first branch; this only avoids dividing by 0
+        return np.where(
             index == 0,
             1.0,
             1.0 / (index + 1)
-            + (index / (index + 1)) * ((above + nonrel + unjudged) / later)
-            * ((above + INFAP_EPSILON) / (above + nonrel + 2 * INFAP_EPSILON)),
+            + (index / (index + 1)) * ((above + nonrel_at + unjudged_at) / later)
+            * ((above + INFAP_EPSILON) / (above + nonrel_at + 2 * INFAP_EPSILON)),
         )  # fmt: skip
-    sums = _last(np.cumsum(np.where(relevant, terms, 0.0), axis=1)).tolist()
+
+    sums = _sequential_sums(relevant, terms)
     return [("infAP", [s / nr if nr else 0.0 for s, nr in zip(sums, b.num_rel, strict=True)])]
 
 
@@ -331,10 +347,7 @@ def _relstring_family(b: _Batch, measure: Measure) -> Columns:
 
 
 def _bin_g(b: _Batch, measure: Measure) -> Columns:
-    index = np.arange(b.width)
-    with np.errstate(divide="ignore"):
-        terms = 1.0 / np.log2(3 + index - b.cum_rel)
-    sums = _last(np.cumsum(np.where(b.relevant, terms, 0.0), axis=1)).tolist()
+    sums = _sequential_sums(b.relevant, lambda rows, index: 1.0 / np.log2(3 + index - b.cum_rel[rows, index]))
     return [("binG", [s / nr if r else 0.0 for s, nr, r in zip(sums, b.num_rel, b.num_rel_ret, strict=True)])]
 
 
@@ -346,9 +359,11 @@ def _g(b: _Batch, measure: Measure) -> Columns:
     if ideal.shape[1] and b.width:
         common = min(ideal.shape[1], b.width)
         costs[:, :common] = np.where(within[:, :common], np.maximum(ideal[:, :common], 1.0), 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = gains / np.log2(2 + np.cumsum(costs, axis=1) - np.cumsum(gains, axis=1))
-    sums = _last(np.cumsum(np.where((gains != 0) & b.valid, terms, 0.0), axis=1)).tolist()
+    running_costs, running_gains = np.cumsum(costs, axis=1), np.cumsum(gains, axis=1)
+    sums = _sequential_sums(
+        (gains != 0) & b.valid,
+        lambda rows, at: gains[rows, at] / np.log2(2 + running_costs[rows, at] - running_gains[rows, at]),
+    )
     ideal_sums = _last(np.cumsum(ideal, axis=1)).tolist()
     return [
         (
@@ -392,9 +407,7 @@ def _ndcg_rel(b: _Batch, measure: Measure) -> Columns:
     positive = (gains > 0) & b.valid
     column = np.minimum(np.arange(b.width), np.maximum(lengths, 1)[:, None] - 1)
     column = np.minimum(column, ideal_dcg.shape[1] - 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        at_relevant = dcg / ideal_dcg[np.arange(b.count)[:, None], column]
-    sums = _last(np.cumsum(np.where(positive, at_relevant, 0.0), axis=1)).tolist()
+    sums = _sequential_sums(positive, lambda rows, at: dcg[rows, at] / ideal_dcg[rows, column[rows, at]])
     found = positive.sum(axis=1).tolist()
     finals = np.where(b.n > 0, dcg[np.arange(b.count), np.maximum(b.n, 1) - 1], 0.0).tolist()
     ideal_last = ideal_dcg[np.arange(b.count), np.maximum(lengths, 1) - 1].tolist()
@@ -443,7 +456,7 @@ def _rbp(b: _Batch, measure: Measure) -> Columns:
     p = _persistence(measure.params)
     gains, _, _ = b.default_gains(True)
     weights, _ = _powers(b, p)
-    sums = _last(np.cumsum(np.where((gains != 0) & b.valid, gains * weights, 0.0), axis=1)).tolist()
+    sums = _sequential_sums((gains != 0) & b.valid, lambda rows, at: gains[rows, at] * weights[at])
     return [(measure.names()[0], [(1.0 - p) * s for s in sums])]
 
 
@@ -522,10 +535,7 @@ def evaluate_ranked(
             columns.extend((name, [values[name] for values in per_topic]) for name in names)
         else:
             columns.extend(batched(batch, measure))
-    result: dict[str, dict[str, float]] = {}
-    for i, qid in enumerate(topics):
-        values: dict[str, float] = {}
-        for name, column in columns:
-            values[name] = column[i]
-        result[qid] = values
-    return result
+    # dict(zip(...)) as topic_measures' updates: a name given twice keeps its first place, the later value.
+    names = [name for name, _ in columns]
+    rows = zip(*[column for _, column in columns], strict=True) if columns else ([] for _ in topics)
+    return {qid: dict(zip(names, row, strict=True)) for qid, row in zip(topics, rows, strict=True)}

@@ -25,12 +25,10 @@ from evaluation.metrics.trec.measures import NOT_IN_POOL, UNJUDGED_IN_POOL, Rank
 # Below this run size the Python and NumPy readers are as quick, and Arrow's import (0.1–0.2 s) would
 # be most of a small job's time.
 SMALLEST_RUN = 4 << 20
-# Whitespace to str.split but not to Arrow (or to Arrow only), a quote, NUL.
+# Blanks to str.split but not to Arrow, a quote (Arrow's quoting is off, but to be plain), NUL.
 # The most (topic, docno) cells joined through a dense table (4 bytes each), rather than binary search.
 DENSE_CELLS = 1 << 24
-_NEVER_ALONE = (b"\t", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f", b"\x00", b'"')
-# An empty field to Arrow where str.split sees none.
-_NEVER_TOGETHER = (b"  ", b"\n ", b" \n", b"\r ", b" \r")
+_NEVER = (b"\t", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f", b"\x00", b'"')
 
 
 class RankedCollection(NamedTuple):
@@ -71,22 +69,20 @@ def rank_files(
 
 
 def _plain(data: bytes) -> bool:
-    """Whether Arrow's split at single spaces gives the fields Python's ``str.split`` gives."""
-    if not data.isascii() or any(mark in data for mark in _NEVER_ALONE):
+    """Whether Arrow's lines and fields can be Python's: ASCII, no blank but spaces and line ends, no
+    quote, no NUL, no comment line. (Empty fields, which Arrow reads between two spaces and Python's
+    ``str.split`` does not, are looked for in what Arrow read: ``_read``.)"""
+    if not data.isascii() or any(mark in data for mark in _NEVER):
         return False
-    if data[:1] in (b" ", b"\r", b"\n", b"#") or data[-1:] == b" " or b"\n#" in data:
+    if data[:1] == b"#" or (b"#" in data and b"\n#" in data):
         return False  # a comment line (a # inside a docno, as in MS MARCO's segment ids, is not one)
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
-        return False
-    # No two blanks (space or line end) side by side: one NumPy pass instead of five searches for
-    # two-byte marks; a file with blank lines or CRLF line ends is looked at mark by mark.
-    blank = np.frombuffer(data, dtype=np.uint8) <= 32
-    return not (blank[1:] & blank[:-1]).any() or not any(mark in data for mark in _NEVER_TOGETHER)
+    return b"\r" not in data or data.count(b"\r") == data.count(b"\r\n")
 
 
 def _read(data: bytes, wanted: dict[int, str], exact: int | None) -> dict[str, np.ndarray] | None:
-    """The wanted columns of a file as NumPy arrays (ids as ``_words``), or None if Arrow cannot read it
-    as the Python passes would (a different number of fields on a line, a number it does not take, a
+    """The wanted columns of a file as NumPy arrays (an id column as each row's index into its distinct
+    ids, listed under the column's name plus "s"), or None if Arrow cannot read it as the Python passes
+    would (a different number of fields on a line, an empty field, a number it does not take, a
     hexadecimal relevance, no data). Only Arrow's reader: its compute functions cost 0.3 s to start."""
     import pyarrow as pa
     import pyarrow.csv as csv
@@ -97,6 +93,8 @@ def _read(data: bytes, wanted: dict[int, str], exact: int | None) -> dict[str, n
         return None
     if len(data) >= 1 << 31 or ("rel" in wanted.values() and (b"0x" in data or b"0X" in data)):
         return None  # one block of Arrow's; Arrow reads a relevance 0x1 as hexadecimal, Python's int does not
+    # Every column read, though only the wanted ones are used: a field Arrow reads as empty (two
+    # spaces, a space at either end of a line) is none to str.split, whose fields would then differ.
     names = [wanted.get(i, f"f{i}") for i in range(width)]
     # Ids as Arrow dictionaries (each row's index into the distinct ids, first seen first): the hashing
     # is done while reading, at no extra cost, and only the distinct ids become Python strings.
@@ -112,7 +110,6 @@ def _read(data: bytes, wanted: dict[int, str], exact: int | None) -> dict[str, n
             ),
             convert_options=csv.ConvertOptions(
                 column_types=types,
-                include_columns=list(wanted.values()),
                 null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
@@ -122,6 +119,11 @@ def _read(data: bytes, wanted: dict[int, str], exact: int | None) -> dict[str, n
         return None
     if not table.num_rows or any(column.num_chunks != 1 or column.null_count for column in table.columns):
         return None
+    for name in names:
+        chunk = table.column(name).chunk(0)
+        strings = chunk.dictionary if name in ("qid", "docno") else chunk
+        if name not in ("score", "rel") and not np.diff(_numbers(strings, np.int32, offsets=True)).all():
+            return None  # an empty field
     columns: dict = {}
     for name in wanted.values():
         chunk = table.column(name).chunk(0)
@@ -134,11 +136,13 @@ def _read(data: bytes, wanted: dict[int, str], exact: int | None) -> dict[str, n
     return columns
 
 
-def _numbers(array, dtype: type) -> np.ndarray:
-    """An Arrow array of numbers without nulls as a NumPy view of its buffer (Arrow's own ``to_numpy``
-    imports pandas, which the command line must not load)."""
+def _numbers(array, dtype: type, *, offsets: bool = False) -> np.ndarray:
+    """An Arrow array of numbers without nulls (or a string array's offsets) as a NumPy view of its
+    buffer: Arrow's own ``to_numpy`` imports pandas, which the command line must not load."""
     size = np.dtype(dtype).itemsize
-    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * size)
+    return np.frombuffer(
+        array.buffers()[1], dtype=dtype, count=len(array) + offsets, offset=array.offset * size
+    )
 
 
 def _rank(
@@ -187,8 +191,9 @@ def _rank(
     levels = _levels(qrels_topics, rels, len(qrels_qids))
     # trec_eval's order: topic, then score descending, then docno descending (only among tied scores).
     order = _trec_order(run_topics, scores, run["docno"], run_docnos)
-    retrieved = retrieved[order]
-    starts = np.searchsorted(run_topics[order], np.arange(len(run_qids) + 1)).tolist()
+    if order is not None:
+        retrieved, run_topics = retrieved[order], run_topics[order]
+    starts = np.searchsorted(run_topics, np.arange(len(run_qids) + 1)).tolist()
 
     run_topic_index = {qid: i for i, qid in enumerate(run_qids)}
     names = qrels_qids if complete else [qid for qid in qrels_qids if qid in run_topic_index]
@@ -207,12 +212,12 @@ def _rank(
 
 def _trec_order(
     topics: np.ndarray, scores: np.ndarray, docnos: np.ndarray, distinct: list[str]
-) -> np.ndarray:
+) -> np.ndarray | None:
     """Row order by topic (first seen first), score descending, docno descending (docnos compared only
-    where a topic has tied scores, as ``rank_topic`` does)."""
+    where a topic has tied scores, as ``rank_topic`` does); None if the rows are in that order."""
     same_topic = topics[1:] == topics[:-1]
     if (topics[1:] >= topics[:-1]).all() and (~same_topic | (scores[1:] < scores[:-1])).all():
-        return np.arange(len(topics))  # already in order, with no tie (a run written in rank order)
+        return None  # already in order, with no tie (a run written in rank order)
     order = np.argsort(-scores)  # any order among tied scores: ties are looked for next
     order = order[np.argsort(topics[order], kind="stable")]
     ordered_topics, ordered_scores = topics[order], scores[order]
@@ -227,12 +232,20 @@ def _levels(codes: np.ndarray, rels: np.ndarray, topics: int) -> list[dict[int, 
     """Each qrels topic's judged levels (value ≥ 0) with their counts, as ``prepare_topic`` counts them."""
     levels: list[dict[int, int]] = [{} for _ in range(topics)]
     judged = rels >= 0
-    order = np.lexsort((rels[judged], codes[judged]))
-    pairs = np.stack([codes[judged][order], rels[judged][order]])
-    if not pairs.shape[1]:
+    codes, rels = codes[judged], rels[judged]
+    if not len(rels):
         return levels
-    change = np.flatnonzero((pairs[:, 1:] != pairs[:, :-1]).any(axis=0)) + 1
-    edges = np.concatenate(([0], change, [pairs.shape[1]]))
-    for start, end in zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True):
-        levels[int(pairs[0, start])][int(pairs[1, start])] = end - start
+    span = int(rels.max()) + 1
+    if topics * span <= 1 << 22:  # a count for every (topic, level): the usual few levels
+        counts = np.bincount(codes * span + rels, minlength=topics * span).reshape(topics, span)
+        found = np.nonzero(counts)
+        pairs = zip(*(part.tolist() for part in found), counts[found].tolist(), strict=True)
+    else:
+        order = np.lexsort((rels, codes))
+        codes, rels = codes[order], rels[order]
+        starts = np.flatnonzero(np.concatenate(([True], (codes[1:] != codes[:-1]) | (rels[1:] != rels[:-1]))))
+        sizes = np.diff(np.append(starts, len(rels)))
+        pairs = zip(codes[starts].tolist(), rels[starts].tolist(), sizes.tolist(), strict=True)
+    for topic, level, count in pairs:
+        levels[topic][level] = count
     return levels
