@@ -11,6 +11,7 @@ Families given ``level=gain`` pairs, ndcg_exp and ndcg_cut_exp are scored topic 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -24,7 +25,6 @@ from evaluation.metrics.trec.measures import (
     RankedTopic,
     _discounts,
     _persistence,
-    _relevant_count_at,
     _relstring,
     _Topic,
 )
@@ -85,18 +85,23 @@ class _Batch:
             tops = [max(topic.levels, default=0) for topic in self.topics]
             scales = np.array([float(top) if rescale and top > 1 else 1.0 for top in tops])
             gains = np.maximum(self.rels, 0) / scales[:, None]
-            ideal_rows = []
-            for topic in self.topics:
-                positive = sorted((level for level in topic.levels if level > 0), reverse=True)
-                ideal_rows.append((positive, [topic.levels[level] for level in positive]))
-            lengths = np.array([sum(counts) for _, counts in ideal_rows], dtype=np.int64)
-            ideal = np.zeros((self.count, int(lengths.max()) if self.count else 0))
-            filled = np.arange(ideal.shape[1]) < lengths[:, None]
-            if filled.any():
-                ideal[filled] = np.concatenate(
-                    [np.repeat(np.array(levels, dtype=float), counts) for levels, counts in ideal_rows]
+            if "ideal" not in self.cache:
+                levels: list[int] = []
+                counts: list[int] = []
+                lengths = []
+                for topic in self.topics:
+                    positive = sorted((level for level in topic.levels if level > 0), reverse=True)
+                    levels += positive
+                    counts += [topic.levels[level] for level in positive]
+                    lengths.append(sum(topic.levels[level] for level in positive))
+                sizes = np.array(lengths, dtype=np.int64)
+                ideal = np.zeros((self.count, int(sizes.max()) if self.count else 0))
+                ideal[np.arange(ideal.shape[1]) < sizes[:, None]] = np.repeat(
+                    np.array(levels, dtype=float), counts
                 )
-            self.cache[key] = gains, ideal / scales[:, None], lengths
+                self.cache["ideal"] = ideal, sizes
+            ideal, sizes = self.cache["ideal"]
+            self.cache[key] = gains, ideal / scales[:, None], sizes
         return self.cache[key]
 
     def ndcg_curves(self) -> tuple[np.ndarray, np.ndarray]:
@@ -114,9 +119,13 @@ def _pairwise_prefix_sums(rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """``rows[i, :lengths[i]].sum()`` for every row: NumPy's pairwise sum, which groups its terms by
     their number, so each length's rows are summed together over exactly that many terms."""
     sums = np.zeros(len(rows))
-    for length in np.unique(lengths).tolist():
+    order = np.argsort(lengths, kind="stable")
+    ordered = lengths[order]
+    edges = [0, *(np.flatnonzero(ordered[1:] != ordered[:-1]) + 1).tolist(), len(rows)]
+    for start, end in itertools.pairwise(edges):
+        length = int(ordered[start])
         if length:
-            chosen = lengths == length
+            chosen = order[start:end]
             sums[chosen] = rows[chosen, :length].sum(axis=1)
     return sums
 
@@ -223,28 +232,37 @@ def _recip_rank(b: _Batch, measure: Measure) -> Columns:
 
 
 def _interpolated(b: _Batch, points: Sequence[float]) -> list[list[float]]:
-    """``interpolated_precision`` for every topic: one list per topic."""
-    packed, counts = b.precision_at_rel()
-    best = np.maximum.accumulate(packed[:, ::-1], axis=1)[:, ::-1].tolist() if packed.shape[1] else None
-    values = []
-    for i, (num_rel, found) in enumerate(zip(b.num_rel, counts.tolist(), strict=True)):
-        if not num_rel or not found:
-            values.append([0.0] * len(points))
-            continue
-        row = best[i]  # type: ignore[index]
-        wanted = [_relevant_count_at(point, num_rel, b.version) for point in points]
-        values.append([0.0 if w > found else row[max(w, 1) - 1] for w in wanted])
-    return values
+    """``interpolated_precision`` for every topic: one list of the topics' values per point."""
+    key = ("interpolated", tuple(points))
+    if key not in b.cache:
+        packed, counts = b.precision_at_rel()
+        if not packed.shape[1]:
+            b.cache[key] = [[0.0] * b.count for _ in points]
+            return b.cache[key]
+        # The best precision at or after each relevant document (zeros after a topic's last one).
+        best = np.maximum.accumulate(packed[:, ::-1], axis=1)[:, ::-1]
+        num_rel = np.array(b.num_rel, dtype=np.int64)
+        scored = (num_rel > 0) & (counts > 0)
+        columns = []
+        for point in points:  # _relevant_count_at, the same operations on every topic's num_rel
+            if b.version.startswith("9"):
+                wanted = (point * num_rel + 0.9).astype(np.int64)
+            else:
+                wanted = np.floor(point * num_rel + 0.5).astype(np.int64)
+            at = np.minimum(np.maximum(wanted, 1), packed.shape[1]) - 1
+            value = best[np.arange(b.count), at]
+            columns.append(np.where(scored & (wanted <= counts), value, 0.0).tolist())
+        b.cache[key] = columns
+    return b.cache[key]
 
 
 def _iprec_at_recall(b: _Batch, measure: Measure) -> Columns:
-    values = _interpolated(b, measure.params)
-    return [(name, [topic[j] for topic in values]) for j, name in enumerate(measure.names())]
+    return list(zip(measure.names(), _interpolated(b, measure.params), strict=True))
 
 
 def _11pt_avg(b: _Batch, measure: Measure) -> Columns:
-    values = _interpolated(b, measure.params)
-    return [(measure.names()[0], [sum(topic) / len(topic) for topic in values])]
+    per_topic = zip(*_interpolated(b, measure.params), strict=True)
+    return [(measure.names()[0], [sum(values) / len(values) for values in per_topic])]
 
 
 def _precision(b: _Batch, measure: Measure) -> Columns:

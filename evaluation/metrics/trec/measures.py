@@ -838,17 +838,6 @@ def evaluate(
     }
 
 
-def evaluate_ranked(
-    topics: Mapping[str, RankedTopic],
-    measures: Sequence[Measure],
-    *,
-    relevance_level: int = 1,
-    version: str = "10.0",
-) -> dict[str, dict[str, float]]:
-    """``evaluate``'s result from topics already ranked (``columnar.rank_files``), in their order."""
-    return {qid: topic_measures(topic, measures, relevance_level, version) for qid, topic in topics.items()}
-
-
 def aggregate(per_topic: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """trec_eval's ``all`` row: sums for counts, geometric means for gm_*, arithmetic means otherwise."""
     if not per_topic:
