@@ -143,11 +143,17 @@ def _sequential_sums(mask: np.ndarray, values) -> list[float]:
     they are a tenth of the matrix or less for most families."""
     rows, columns = np.nonzero(mask)
     counts = np.bincount(rows, minlength=len(mask))
-    packed = np.zeros((len(mask), int(counts.max()) if len(mask) else 0))
+    return _last(np.cumsum(_packed(rows, counts, values(rows, columns)), axis=1)).tolist()
+
+
+def _packed(rows: np.ndarray, counts: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Values given row by row (``rows`` ascending, ``counts`` per row) left-aligned in a matrix, zeros
+    after each row's own."""
+    packed = np.zeros((len(counts), int(counts.max()) if len(counts) else 0))
     if len(rows):
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        packed[rows, np.arange(len(rows)) - starts[rows]] = values(rows, columns)
-    return _last(np.cumsum(packed, axis=1)).tolist()
+        packed[rows, np.arange(len(rows)) - starts[rows]] = values
+    return packed
 
 
 Columns = list[tuple[str, list]]
@@ -204,17 +210,15 @@ def _rprec_mult(b: _Batch, measure: Measure) -> Columns:
 
 def _bpref_values(b: _Batch) -> list[float]:
     if "bpref" not in b.cache:
-        judged = b.rels >= 0
-        nonrel = judged & (b.rels < b.relevance_level)
-        counted = judged & ~nonrel  # judged and not non-relevant, in rank order
-        nonrel_above: np.ndarray = np.cumsum(nonrel, axis=1) - nonrel
-        limits = np.array([max(min(nn, nr), 1) for nn, nr in zip(b.num_nonrel, b.num_rel, strict=True)])
-        penalties = np.minimum(nonrel_above, np.array(b.num_rel, dtype=np.int64)[:, None]) / limits[:, None]
-        terms = np.where(nonrel_above > 0, 1.0 - penalties, 1.0)
-        counts = counted.sum(axis=1)
-        packed = np.zeros((b.count, int(counts.max()) if b.count else 0))
+        nonrel = (b.rels >= 0) & (b.rels < b.relevance_level)
+        counted = b.rels >= max(b.relevance_level, 0)  # judged and not non-relevant, in rank order
         rows, columns = np.nonzero(counted)
-        packed[rows, (np.cumsum(counted, axis=1) - 1)[rows, columns]] = terms[rows, columns]
+        nonrel_above = np.cumsum(nonrel, axis=1)[rows, columns]
+        num_rel = np.array(b.num_rel, dtype=np.int64)
+        limits = np.array([max(min(nn, nr), 1) for nn, nr in zip(b.num_nonrel, b.num_rel, strict=True)])
+        penalties = np.minimum(nonrel_above, num_rel[rows]) / limits[rows]
+        counts = np.bincount(rows, minlength=b.count)
+        packed = _packed(rows, counts, np.where(nonrel_above > 0, 1.0 - penalties, 1.0))
         sums = _pairwise_prefix_sums(packed, counts).tolist()
         b.cache["bpref"] = [float(s) / nr if nr else 0.0 for s, nr in zip(sums, b.num_rel, strict=True)]
     return b.cache["bpref"]
