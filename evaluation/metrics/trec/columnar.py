@@ -236,7 +236,7 @@ def _levels(codes: np.ndarray, rels: np.ndarray, topics: int) -> list[dict[int, 
     if not len(rels):
         return levels
     span = int(rels.max()) + 1
-    if topics * span <= 1 << 22:  # a count for every (topic, level): the usual few levels
+    if topics * span <= DENSE_CELLS >> 2:  # a count (8 bytes) for every (topic, level): the usual few levels
         counts = np.bincount(codes * span + rels, minlength=topics * span).reshape(topics, span)
         found = np.nonzero(counts)
         pairs = zip(*(part.tolist() for part in found), counts[found].tolist(), strict=True)
