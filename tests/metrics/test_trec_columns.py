@@ -153,6 +153,25 @@ def test_what_arrow_might_read_differently_goes_to_the_python_readers(tmp_path, 
             read_run_columns(tmp_path / "run")
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["-m", "all_trec"],
+        ["-c", "--json", "-q", "-m", "all_trec"],
+        ["-c", "-q", "-m", "all_trec", "-m", "ndcg_exp"],
+    ],
+)
+def test_no_topic_in_common_prints_as_the_topic_by_topic_path(tmp_path, capsys, monkeypatch, options):
+    """No topic scored (exit 2, num_q 0), or with -c every qrels topic ranked empty."""
+    (tmp_path / "qrels").write_text("a 0 d1 1\na 0 d2 0\nb 0 d3 2\n")
+    (tmp_path / "run").write_text("x Q0 d1 1 1.0 t\nx Q0 d2 2 0.5 t\n")
+    arguments = ["trec-eval", *options, str(tmp_path / "qrels"), str(tmp_path / "run")]
+    before = main(arguments), capsys.readouterr()
+    monkeypatch.setattr(columnar, "SMALLEST_RUN", 0)
+    assert columnar.rank_files(tmp_path / "qrels", tmp_path / "run", smallest_run=0) is not None
+    assert (main(arguments), capsys.readouterr()) == before
+
+
 def test_a_comment_is_refused_but_a_hash_inside_a_docno_is_not(tmp_path):
     (tmp_path / "qrels").write_text("q 0 d#1 1\n")
     (tmp_path / "run").write_text("q Q0 d#1 1 1.0 t\nq Q0 d2 2 0.5 t\n")

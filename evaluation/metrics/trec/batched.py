@@ -546,6 +546,8 @@ def evaluate_ranked(
 ) -> dict[str, dict[str, float]]:
     """``evaluate``'s result from topics already ranked (``columnar.rank_files``), in their order: the
     same values as ``topic_measures`` gives each topic."""
+    if not topics:
+        return {}
     batch = _Batch(list(topics.values()), relevance_level, version)
     columns: Columns = []
     for measure in measures:
