@@ -172,6 +172,15 @@ def test_no_topic_in_common_prints_as_the_topic_by_topic_path(tmp_path, capsys, 
     assert (main(arguments), capsys.readouterr()) == before
 
 
+def test_a_docno_with_0x_is_read_as_columns_but_a_hexadecimal_relevance_is_not(tmp_path):
+    (tmp_path / "qrels").write_text("q 0 d0x1 1\nq 0 d2 0\n")
+    (tmp_path / "run").write_text("q Q0 d0x1 1 1.0 t\nq Q0 d2 2 0.5 t\n")
+    ranked = columnar.rank_files(tmp_path / "qrels", tmp_path / "run", smallest_run=0)
+    assert ranked is not None and ranked.topics["q"].rels.tolist() == [1, 0]
+    (tmp_path / "qrels").write_text("q 0 d0x1 1\nq 0 d2 0X0\n")
+    assert columnar.rank_files(tmp_path / "qrels", tmp_path / "run", smallest_run=0) is None
+
+
 def test_a_comment_is_refused_but_a_hash_inside_a_docno_is_not(tmp_path):
     (tmp_path / "qrels").write_text("q 0 d#1 1\n")
     (tmp_path / "run").write_text("q Q0 d#1 1 1.0 t\nq Q0 d2 2 0.5 t\n")

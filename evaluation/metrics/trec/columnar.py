@@ -85,14 +85,15 @@ def _read(data: bytes, wanted: dict[int, str], exact: int | None) -> dict[str, n
     would (a different number of fields on a line, an empty field, a number it does not take, a
     hexadecimal relevance, no data). Only Arrow's reader: its compute functions cost 0.3 s to start."""
     import pyarrow as pa
-    import pyarrow.csv as csv
 
     first = data[: data.find(b"\n")] if b"\n" in data else data
     width = len(first.split())
     if width != exact if exact else width < 6:  # the qrels' four fields, the run's six or more
         return None
-    if len(data) >= 1 << 31 or ("rel" in wanted.values() and (b"0x" in data or b"0X" in data)):
-        return None  # one block of Arrow's; Arrow reads a relevance 0x1 as hexadecimal, Python's int does not
+    if len(data) >= 1 << 31:  # one block of Arrow's
+        return None
+    if "rel" in wanted.values() and (b"0x" in data or b"0X" in data) and _hexadecimal(data, width):
+        return None  # Arrow reads a relevance 0x1 as hexadecimal, Python's int does not
     # Every column read, though only the wanted ones are used: a field Arrow reads as empty (two
     # spaces, a space at either end of a line) is none to str.split, whose fields would then differ.
     names = [wanted.get(i, f"f{i}") for i in range(width)]
@@ -100,24 +101,12 @@ def _read(data: bytes, wanted: dict[int, str], exact: int | None) -> dict[str, n
     # is done while reading, at no extra cost, and only the distinct ids become Python strings.
     ids = pa.dictionary(pa.int32(), pa.string())
     types = {name: pa.string() for name in names} | {"qid": ids, "docno": ids}
-    types |= {"score": pa.float64(), "rel": pa.int64()}
-    try:
-        table = csv.read_csv(
-            pa.py_buffer(data),
-            read_options=csv.ReadOptions(column_names=names, use_threads=False, block_size=len(data) + 1),
-            parse_options=csv.ParseOptions(
-                delimiter=" ", quote_char=False, double_quote=False, escape_char=False
-            ),
-            convert_options=csv.ConvertOptions(
-                column_types=types,
-                null_values=[],
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowException):
-        return None
-    if not table.num_rows or any(column.num_chunks != 1 or column.null_count for column in table.columns):
+    table = _table(data, names, types | {"score": pa.float64(), "rel": pa.int64()})
+    if (
+        table is None
+        or not table.num_rows
+        or any(column.num_chunks != 1 or column.null_count for column in table.columns)
+    ):
         return None
     for name in names:
         chunk = table.column(name).chunk(0)
@@ -134,6 +123,44 @@ def _read(data: bytes, wanted: dict[int, str], exact: int | None) -> dict[str, n
             columns[name] = _numbers(chunk, np.float64 if name == "score" else np.int64)
     columns["tag"] = first.split()[5:6]  # a run's tag is its first line's
     return columns
+
+
+def _table(data: bytes, names: list[str], types: dict, columns: list[str] | None = None):
+    """Arrow's reading of the file, in one block, with these column names and types (None if it fails)."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    try:
+        return csv.read_csv(
+            pa.py_buffer(data),
+            read_options=csv.ReadOptions(column_names=names, use_threads=False, block_size=len(data) + 1),
+            parse_options=csv.ParseOptions(
+                delimiter=" ", quote_char=False, double_quote=False, escape_char=False
+            ),
+            convert_options=csv.ConvertOptions(
+                column_types=types,
+                include_columns=columns or [],
+                null_values=[],
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowException):
+        return None
+
+
+def _hexadecimal(data: bytes, width: int) -> bool:
+    """Whether a qrels file that has ``0x`` somewhere has an x in a relevance (or cannot be read)."""
+    import pyarrow as pa
+
+    names = ["qid", "iter", "docno", "rel"][:width]
+    table = _table(data, names, {"rel": pa.string()}, ["rel"])
+    if table is None or table.column("rel").num_chunks != 1:
+        return True
+    rels = table.column("rel").chunk(0)
+    offsets = _numbers(rels, np.int32, offsets=True)
+    text = np.frombuffer(rels.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return bool(((text == ord("x")) | (text == ord("X"))).any())
 
 
 def _numbers(array, dtype: type, *, offsets: bool = False) -> np.ndarray:
