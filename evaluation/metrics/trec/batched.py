@@ -2,10 +2,11 @@
 row padded past its own length, instead of a hundred NumPy calls per topic (``measures.topic_measures``).
 
 Every value is bit-identical to ``topic_measures``'s: the same floating-point operations in the same
-order. Running sums are row-wise ``cumsum`` (a topic's sum is unchanged by the zeros standing for the
-terms it skips, and by the padding after its end); the sums ``topic_measures`` takes with NumPy's
-pairwise ``sum`` (average precision, bpref) are taken the same way, over the same number of terms, for
-the topics that share that number; scalar arithmetic is done in Python on the integers, as there.
+order. Running sums are row-wise ``cumsum`` over each topic's terms packed to the left (a family's
+terms computed only where it has any: the relevant ranks, say), so the zeros after them change
+nothing; the sums ``topic_measures`` takes with NumPy's pairwise ``sum`` (average precision, bpref)
+are taken the same way, over the same number of terms, for the topics that share that number; scalar
+arithmetic is done in Python on the integers, as there.
 Families given ``level=gain`` pairs, ndcg_exp and ndcg_cut_exp are scored topic by topic as before.
 """
 

@@ -1,15 +1,19 @@
-"""A large qrels file and run scored as whole columns (pure): both read by Arrow's C++ CSV reader, every
-run line joined with its qrels value in one hashed look-up, and every topic ranked by one sort, instead
-of a Python string per docno, a dict per topic and a look-up per line.
+"""A large qrels file and run scored as whole columns (pure): both read by Arrow's C++ CSV reader (ids as
+Arrow dictionaries: each row's index into the distinct ids), every run line joined with its qrels value
+through one table of (topic, docno) cells or one binary search, and every topic ranked by one sort (none
+for a run written in rank order), instead of a Python string per docno, a dict per topic and a look-up
+per line. ``batched.evaluate_ranked`` then scores all topics at once.
 
-Only for files that Arrow reads exactly as the Python passes of ``files`` do (``_plain``): plain ASCII,
-fields separated by single spaces, lines ended by ``\\n`` or ``\\r\\n``, no comment, no quote
-handling, no NUL; every line with the first line's number of fields (four in the qrels, at least six
-in the run); a relevance Arrow reads as an integer and Python's ``int`` too (Arrow takes ``0x1``); no
-NaN score, repeated qrels pair or docno retrieved twice for a topic. ``rank_files`` gives None for
-anything else, and the caller reads the files with ``files`` as before (whose errors name the line).
-Arrow's float parser gives Python's ``float`` value wherever it accepts a text (checked on 30,000
-random texts), and rejects ``1_0``, which then goes to the Python passes.
+Only for files that Arrow reads exactly as the Python passes of ``files`` do: plain ASCII, no blank
+but spaces and line ends (``\n``, ``\r\n``), no quote, no NUL, no comment line (``_plain``); every
+line with the first line's number of fields (four in the qrels, at least six in the run) and no empty
+field (two spaces side by side, a space at either end of a line: found in the offsets of every column
+Arrow read); a relevance that Arrow and Python's ``int`` both read (Arrow takes ``0x1``); no NaN score,
+repeated qrels pair or docno retrieved twice for a topic. ``rank_files`` gives None for anything else,
+and the caller reads the files with ``files`` as before (whose errors name the line). Arrow's float
+parser gives Python's ``float`` value wherever it accepts a text (checked on 30,000 random texts), and
+rejects ``1_0``, which then goes to the Python passes. Arrow's compute functions are not used (0.3 s to
+start), nor its ``to_numpy`` (it imports pandas).
 """
 
 from __future__ import annotations
@@ -25,9 +29,9 @@ from evaluation.metrics.trec.measures import NOT_IN_POOL, UNJUDGED_IN_POOL, Rank
 # Below this run size the Python and NumPy readers are as quick, and Arrow's import (0.1–0.2 s) would
 # be most of a small job's time.
 SMALLEST_RUN = 4 << 20
-# Blanks to str.split but not to Arrow, a quote (Arrow's quoting is off, but to be plain), NUL.
 # The most (topic, docno) cells joined through a dense table (4 bytes each), rather than binary search.
 DENSE_CELLS = 1 << 24
+# Blanks to str.split but not to Arrow, a quote (Arrow's quoting is off, but to be plain), NUL.
 _NEVER = (b"\t", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f", b"\x00", b'"')
 
 
