@@ -18,6 +18,7 @@ start), nor its ``to_numpy`` (it imports pandas).
 
 from __future__ import annotations
 
+import threading
 from os import PathLike
 from pathlib import Path
 from typing import NamedTuple
@@ -65,8 +66,25 @@ def rank_files(
         import pyarrow.csv  # noqa: F401  (an optional speed-up: without it, the files are read as before)
     except ImportError:
         return None
-    qrels = _read(qrels_bytes, {0: "qid", 2: "docno", 3: "rel"}, exact=4)
-    run = _read(run_bytes, {0: "qid", 2: "docno", 4: "score"}, exact=None)
+    # The qrels read in a second thread while this one reads the run: Arrow's reader lets go of the GIL,
+    # so on two cores the qrels' 0.1 s come off the wall-clock time (not off the CPU time).
+    read: dict = {}
+
+    def read_qrels() -> None:
+        try:
+            read["qrels"] = _read(qrels_bytes, {0: "qid", 2: "docno", 3: "rel"}, exact=4)
+        except BaseException as error:  # raised here below, as if read in this thread
+            read["error"] = error
+
+    reader = threading.Thread(target=read_qrels)
+    reader.start()
+    try:
+        run = _read(run_bytes, {0: "qid", 2: "docno", 4: "score"}, exact=None)
+    finally:
+        reader.join()
+    if "error" in read:
+        raise read["error"]
+    qrels = read["qrels"]
     if qrels is None or run is None:
         return None
     return _rank(qrels, run, judged_only=judged_only, complete=complete, max_docs=max_docs)
