@@ -376,17 +376,23 @@ def _bin_g(b: _Batch, measure: Measure) -> Columns:
 
 def _g(b: _Batch, measure: Measure) -> Columns:
     gains, ideal, lengths = b.default_gains(False)
-    costs = np.ones((b.count, b.width))
-    head = np.minimum(lengths, b.n)
-    within = np.arange(b.width) < head[:, None]
-    if ideal.shape[1] and b.width:
-        common = min(ideal.shape[1], b.width)
-        costs[:, :common] = np.where(within[:, :common], np.maximum(ideal[:, :common], 1.0), 1.0)
-    running_costs, running_gains = np.cumsum(costs, axis=1), np.cumsum(gains, axis=1)
-    sums = _sequential_sums(
-        (gains != 0) & b.valid,
-        lambda rows, at: gains[rows, at] / np.log2(2 + running_costs[rows, at] - running_gains[rows, at]),
-    )
+    rows, at = np.nonzero((gains != 0) & b.valid)
+    counts = np.bincount(rows, minlength=b.count)
+    place = np.arange(len(rows)) - np.concatenate(([0], np.cumsum(counts)[:-1]))[rows]
+    chosen = gains[rows, at]
+    # m_G.c's running gain at these ranks: the running sum of the gains alone (the zeros between add
+    # nothing). Its running cost: max(ideal gain, 1) summed down to the rank while the ideal ranking
+    # lasts, then 1 a rank. Default gains are whole numbers, so every such sum is exact, and the cost
+    # at rank j past the head h is the sum at h plus j − h + 1, whatever the order of the additions.
+    running_gains = np.cumsum(_packed(rows, counts, chosen), axis=1)[rows, place]
+    head = np.minimum(lengths, b.n)[rows]
+    ideal_costs = np.cumsum(np.maximum(ideal, 1.0), axis=1)
+    widest = max(ideal.shape[1] - 1, 0)
+    before_head = ideal_costs[rows, np.minimum(at, widest)] if ideal.shape[1] else np.zeros(len(rows))
+    at_head = ideal_costs[rows, np.clip(head - 1, 0, widest)] if ideal.shape[1] else np.zeros(len(rows))
+    running_costs = np.where(at < head, before_head, np.where(head > 0, at_head, 0.0) + (at - head + 1))
+    terms = chosen / np.log2(2 + running_costs - running_gains)
+    sums = _last(np.cumsum(_packed(rows, counts, terms), axis=1)).tolist()
     ideal_sums = _last(np.cumsum(ideal, axis=1)).tolist()
     return [
         (
