@@ -55,32 +55,50 @@ def positive_integer(text: str) -> int:
 
 
 def run_trec_eval(args: argparse.Namespace) -> int:
+    from evaluation.metrics.trec.batched import evaluate_ranked
+    from evaluation.metrics.trec.columnar import rank_files
     from evaluation.metrics.trec.files import TrecFormatError, read_qrels, read_run_columns
     from evaluation.metrics.trec.layout import format_line, write_layout
-    from evaluation.metrics.trec.measures import MeasureError, aggregate, evaluate, parse_measures
+    from evaluation.metrics.trec.measures import (
+        MeasureError,
+        aggregate,
+        evaluate,
+        parse_measures,
+    )
     from evaluation.metrics.trec.names import trec_eval_specs
 
     try:
         # Printed and ir_measures names as trec_eval's own -m arguments (write_layout reads them too).
         args.measures = trec_eval_specs(args.measures) if args.measures else None
         measures = parse_measures(args.measures)
-        qrels = read_qrels(args.qrels)
-        run, tag = read_run_columns(args.run)
+        # A large run of plain lines: read, joined with the qrels and ranked as whole columns.
+        ranked = rank_files(
+            args.qrels, args.run, judged_only=args.judged_only, complete=args.complete, max_docs=args.max_docs
+        )
+        if ranked is None:
+            qrels = read_qrels(args.qrels)
+            run, tag = read_run_columns(args.run)
     except (MeasureError, TrecFormatError, OSError) as error:
         raise CommandError(error) from error
-    # The qrels and run are millions of long-lived objects: out of the collector's way, its passes
-    # during scoring no longer walk them all again.
-    gc.freeze()
-    per_topic = evaluate(
-        qrels,
-        run,
-        measures,
-        relevance_level=args.relevance_level,
-        judged_only=args.judged_only,
-        complete=args.complete,
-        max_docs=args.max_docs,
-        version=args.trec_eval_version,
-    )
+    if ranked is not None:
+        tag = ranked.tag
+        per_topic = evaluate_ranked(
+            ranked.topics, measures, relevance_level=args.relevance_level, version=args.trec_eval_version
+        )
+    else:
+        # The qrels and run are millions of long-lived objects: out of the collector's way, its passes
+        # during scoring no longer walk them all again.
+        gc.freeze()
+        per_topic = evaluate(
+            qrels,
+            run,
+            measures,
+            relevance_level=args.relevance_level,
+            judged_only=args.judged_only,
+            complete=args.complete,
+            max_docs=args.max_docs,
+            version=args.trec_eval_version,
+        )
     if not per_topic:
         # trec_eval 10.0 (trec_eval.c) stops here too, with exit 7: an average over no topic means
         # nothing. A script reading num_q still finds it (0), and the exit status says it failed.

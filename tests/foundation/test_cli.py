@@ -81,6 +81,24 @@ def test_trec_eval_imports_only_numpy_beyond_the_standard_library(tmp_path):
     assert "numpy" in packages
 
 
+def test_trec_eval_on_a_large_run_imports_only_numpy_and_arrow_s_reader(tmp_path):
+    """A run above columnar.SMALLEST_RUN is read by Arrow's CSV reader: still no pandas (Arrow's own
+    to_numpy would import it) and none of Arrow's compute functions (0.3 s to start)."""
+    (tmp_path / "qrels").write_text(
+        "".join(f"{t} 0 d{d} {d % 3}\n" for t in range(50) for d in range(0, 400, 3))
+    )
+    with open(tmp_path / "run", "w") as out:
+        out.writelines(
+            f"{t} Q0 d{d} {d + 1} {1 - d / 3000!r} mine\n" for t in range(120) for d in range(1000)
+        )
+    assert (tmp_path / "run").stat().st_size > 4 << 20
+    modules = imported_modules("trec-eval", "-m", "all_trec", "qrels", "run", cwd=tmp_path)
+    packages = {name.split(".")[0] for name in modules}
+    assert not packages & (HEAVY | {"annotation", "sacrebleu", "jiwer"}), sorted(packages)
+    assert "pyarrow.csv" in modules, "the large run was not read by Arrow's reader"
+    assert "pyarrow.compute" not in modules
+
+
 def test_sets_imports_nothing_heavy(tmp_path):
     (tmp_path / "qrels").write_text("1 0 d1 1\n1 0 d2 0\n")
     (tmp_path / "run").write_text("1 Q0 d1 1 2.0 mine\n1 Q0 d2 2 1.0 mine\n")
