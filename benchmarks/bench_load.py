@@ -252,7 +252,14 @@ def app_environment(name: str, database_url: str, redis_url: str, **extra: str) 
     """Production settings for gunicorn, a real Celery worker and this process, on a database just
     created; this process is set up on them and the database migrated."""
     recreate_database(database_url)
-    environment = {
+    environment = app_settings(name, database_url, redis_url, **extra)
+    migrated(environment)
+    return environment
+
+
+def app_settings(name: str, database_url: str, redis_url: str, **extra: str) -> dict[str, str]:
+    """The production settings ``app_environment`` gives its processes."""
+    return {
         "DATABASE_URL": database_url,
         "REDIS_URL": redis_url,
         "CELERY_TASK_ALWAYS_EAGER": "false",
@@ -262,6 +269,10 @@ def app_environment(name: str, database_url: str, redis_url: str, **extra: str) 
         "LOG_LEVEL": "WARNING",
         **extra,
     }
+
+
+def migrated(environment: dict[str, str]) -> None:
+    """This process set up on ``environment``'s settings, its database migrated."""
     os.environ.update(environment)
     os.environ["DJANGO_SETTINGS_MODULE"] = "cranfield.settings"
     import django
@@ -269,17 +280,12 @@ def app_environment(name: str, database_url: str, redis_url: str, **extra: str) 
 
     django.setup()
     call_command("migrate", "--noinput", verbosity=0)
-    return environment
 
 
 def setup_django(environment: dict[str, str], static_root: Path) -> None:
-    os.environ.update(environment)
-    os.environ["DJANGO_SETTINGS_MODULE"] = "cranfield.settings"
-    import django
     from django.core.management import call_command
 
-    django.setup()
-    call_command("migrate", "--noinput", verbosity=0)
+    migrated(environment)
     call_command("collectstatic", "--noinput", verbosity=0)
 
 

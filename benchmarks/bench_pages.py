@@ -28,7 +28,7 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT_DIR))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_load import app_environment, drop_database  # noqa: E402
+from bench_load import app_environment, app_settings, drop_database, migrated  # noqa: E402
 
 TARGET_P95_MS = 300
 
@@ -46,6 +46,9 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--requests", type=int, default=20, help="timed requests per page")
     parser.add_argument("--quick", action="store_true", help="200 topics, 10 runs, 20 annotators, 5 requests")
     parser.add_argument("--keep-database", action="store_true")
+    parser.add_argument(
+        "--reuse-database", action="store_true", help="time the pages of a database kept by --keep-database"
+    )
     args = parser.parse_args()
     if args.quick:
         args.topics, args.runs, args.annotators, args.requests = 200, 10, 20, 5
@@ -197,22 +200,27 @@ def plan(sql: str, params) -> str:
 def main() -> None:
     args = parse_arguments()
     # Jobs run here, when asked (``embedded.run_queued``), not on a worker.
-    app_environment(
-        "pages",
-        args.database_url,
-        args.redis_url,
-        CELERY_TASK_ALWAYS_EAGER="true",
-        GROUND_TRUTH_EMBEDDED_RUNNER="manual",
-        STATIC_ROOT=tempfile.mkdtemp(prefix="bench-pages-static-"),
-    )
+    settings = {
+        "CELERY_TASK_ALWAYS_EAGER": "true",
+        "GROUND_TRUTH_EMBEDDED_RUNNER": "manual",
+        "STATIC_ROOT": tempfile.mkdtemp(prefix="bench-pages-static-"),
+    }
+    if args.reuse_database:
+        migrated(app_settings("pages", args.database_url, args.redis_url, **settings))
+    else:
+        app_environment("pages", args.database_url, args.redis_url, **settings)
     from django.contrib.staticfiles.storage import staticfiles_storage
     from django.core.management import call_command
     from django.test import Client
 
+    from annotation.models import Project
+
     call_command("collectstatic", "--noinput", verbosity=0)  # the pages' static files, as served
     staticfiles_storage.hashed_files, staticfiles_storage.manifest_hash = staticfiles_storage.load_manifest()
-
-    project, timings = build(args)
+    if args.reuse_database:
+        project, timings = Project.objects.get(name="bench pages"), {}
+    else:
+        project, timings = build(args)
     client = Client()
     client.force_login(project.owner)
     results = {name: timed(client, url, args.requests) for name, url in pages(project).items()}

@@ -139,9 +139,11 @@ def _stranded_items(project: Project, eligible_ids: list[int]) -> QuerySet[WithA
     # An item nobody has had can reach every eligible annotator: it is stranded only when its k is
     # above their number. The rest are the items with a lease (at 1,000,000 items most have none):
     # the counts below are made for those only, not grouped over every open item of the project.
-    had = Assignment.objects.filter(task__project=project).values("task_id")
-    candidates = Q(pk__in=had) | Q(required_judgements__gt=len(eligible_ids))
-    items = Task.objects.filter(candidates, project=project, kind=Task.Kind.ITEM, completed=False).annotate(
+    # One set of ids, not an OR of two conditions: PostgreSQL ran the OR's subquery once per open item.
+    open_items = Task.objects.filter(project=project, kind=Task.Kind.ITEM, completed=False)
+    had = Assignment.objects.filter(task__in=open_items).order_by().values("task_id")
+    beyond_reach = open_items.filter(required_judgements__gt=len(eligible_ids)).order_by().values("pk")
+    items = open_items.filter(pk__in=had.union(beyond_reach)).annotate(
         judged=Count("assignments", filter=submitted),
         held=Count("assignments", filter=live),
         # With no eligible annotator an empty IN () inside the count's filter made Django answer the

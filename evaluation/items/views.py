@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -52,9 +52,10 @@ def project_item(project: Project, task_id: int) -> Task:
 
 def filter_choices(project: Project) -> dict:
     """The topics and annotators the filter form offers."""
-    judged = Judgement.objects.filter(project=project).values("annotator_id")
+    # Per person, one probe of the (project, annotator) index, not the project's judgements read whole.
+    judged = Judgement.objects.filter(project=project, annotator=OuterRef("pk"))
     annotators = (
-        project.annotators.model.objects.filter(Q(pk__in=judged) | Q(memberships__project=project))
+        project.annotators.model.objects.filter(Exists(judged) | Q(memberships__project=project))
         .distinct()
         .order_by("username")
         .values_list("username", flat=True)
