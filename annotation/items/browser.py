@@ -200,8 +200,12 @@ class ItemFilter(django_filters.FilterSet):
         extra_done = Q(referred_to=AdjudicatedBy.EXTRA_ASSESSOR, completed=True)
         settled = Q(decided_label__isnull=False)
         conditions = {
-            "pending": Q(referred_to=AdjudicatedBy.EXTRA_ASSESSOR, completed=False)
-            | Q(referred_to=AdjudicatedBy.RESEARCHER, decided_label__isnull=True),
+            # The first condition says what the others imply, so that only referred items are read.
+            "pending": Q(referred_to__in=[AdjudicatedBy.EXTRA_ASSESSOR, AdjudicatedBy.RESEARCHER])
+            & (
+                Q(referred_to=AdjudicatedBy.EXTRA_ASSESSOR, completed=False)
+                | Q(referred_to=AdjudicatedBy.RESEARCHER, decided_label__isnull=True)
+            ),
             "extra_assessor": extra_done,
             "researcher": settled,
             "true": extra_done | settled,
