@@ -664,6 +664,17 @@ class Assignment(models.Model):
         return self.status == self.Status.ACTIVE and self.expires_at > (now or timezone.now())
 
 
+class JudgementQuerySet(models.QuerySet["Judgement"]):
+    def of_items(self, project: Project) -> models.QuerySet[Judgement]:
+        """The project's judgements of items (not of gold, qualification or attention-check tasks):
+        every judgement of the project but those of its few other tasks, left out by a short list
+        rather than by joining every task to read its kind (at 1,000,000 items that join cost about
+        0.5 s a query on the project page)."""
+        others = [kind for kind in Task.Kind.values if kind != Task.Kind.ITEM]
+        not_items = Task.objects.filter(project=project, kind__in=others).order_by().values("pk")
+        return self.filter(project=project).exclude(task_id__in=not_items)
+
+
 class Judgement(models.Model):
     """An annotator's current answer to a task; every version is kept in ``JudgementRevision``.
 
@@ -692,6 +703,8 @@ class Judgement(models.Model):
     revision = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = JudgementQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]

@@ -67,7 +67,7 @@ def referrals_of(project: Project, task_ids: Collection[int] | None = None) -> d
     refers ties (majority vote only)."""
     if not refers_anything(project):
         return {}
-    judgements = Judgement.objects.filter(project=project, task__kind=Task.Kind.ITEM)
+    judgements = Judgement.objects.of_items(project)
     if task_ids is not None:
         judgements = judgements.filter(task_id__in=task_ids)
     labels = judgements.order_by().values_list("task_id", "label")

@@ -203,7 +203,7 @@ def project_progress_figures(project: Project, now: datetime | None = None) -> d
     items = project.tasks.filter(kind=Task.Kind.ITEM).aggregate(
         total=Count("id"), complete=Count("id", filter=Q(completed=True)), needed=Sum("required_judgements")
     )
-    judgements = Judgement.objects.filter(project=project, task__kind=Task.Kind.ITEM)
+    judgements = Judgement.objects.of_items(project)
     overall = judgements.aggregate(done=Count("id"), first=Min("created_at"))
     since = now - rate_window(overall["first"], now)
     can_judge = eligible_memberships(project).values("annotator_id")
@@ -317,7 +317,7 @@ def timeline_charts(line: Timeline) -> dict[str, SafeString]:
 def dashboard_charts(project: Project) -> dict[str, SafeString]:
     """The project page's charts over time, drawn as inline SVG (no script, nothing from elsewhere)."""
     rows = (
-        Judgement.objects.filter(project=project, task__kind=Task.Kind.ITEM)
+        Judgement.objects.of_items(project)
         .annotate(hour=TruncHour("created_at"))
         .values_list("hour", "annotator__username")
         .annotate(n=Count("id"))

@@ -52,7 +52,7 @@ def ground_truth_judgements(project: Project, blocked: list[int] | None = None):
     """
     if blocked is None:
         blocked = blocked_annotators(project)
-    judgements = Judgement.objects.filter(task__project=project, task__kind=Task.Kind.ITEM)
+    judgements = Judgement.objects.of_items(project)
     return judgements.exclude(annotator_id__in=blocked) if blocked else judgements
 
 

@@ -96,7 +96,7 @@ def judgement_volume(project: Project) -> dict[int, tuple[int, float | None]]:
     One grouped query on PostgreSQL; elsewhere (SQLite, which has no percentile) the seconds are
     read and the median taken in Python.
     """
-    judgements = Judgement.objects.filter(task__project=project, task__kind=Task.Kind.ITEM).order_by()
+    judgements = Judgement.objects.of_items(project).order_by()
     if connection.vendor == "postgresql":
         grouped = judgements.values("annotator_id").annotate(n=Count("id"), median=Median("seconds_on_task"))
         return {row["annotator_id"]: (row["n"], row["median"]) for row in grouped}

@@ -186,11 +186,12 @@ def requested(project, data) -> Evaluation:
 
 def chosen_evaluation(project, evaluation_id: int | None) -> Evaluation | None:
     """The evaluation asked for, or the newest finished one against the newest snapshot (else any)."""
-    done = project.evaluations.filter(status=Evaluation.Status.DONE).select_related(
-        "snapshot", "external_qrels"
-    )
+    # Not the alternative ground truths the job scored against (a qrels per variant: at 100,000
+    # judged items, 0.3 s of JSON to read on every visit); no page shows them.
+    evaluations = project.evaluations.defer("variant_qrels")
+    done = evaluations.filter(status=Evaluation.Status.DONE).select_related("snapshot", "external_qrels")
     if evaluation_id is not None:
-        return get_object_or_404(project.evaluations, pk=evaluation_id)
+        return get_object_or_404(evaluations, pk=evaluation_id)
     return done.filter(snapshot__isnull=False).order_by("-snapshot__version", "-pk").first() or done.first()
 
 
@@ -220,9 +221,9 @@ def leaderboard_page(request: AuthenticatedHttpRequest, project_id: int) -> Http
             "significant_pairs": [p for p in data["pairs"] if p["significant"]],
             "query": request.GET.urlencode(),
             "finished": not_superseded(
-                project.evaluations.filter(status=Evaluation.Status.DONE).select_related(
-                    "snapshot", "external_qrels"
-                )
+                project.evaluations.filter(status=Evaluation.Status.DONE)
+                .defer("variant_qrels", "checks")
+                .select_related("snapshot", "external_qrels")
             )[:20],
             "checks": shown_checks(evaluation.checks),
             "comparisons": comparisons(evaluation),

@@ -242,7 +242,7 @@ def references_from_free_text(source: Project, target: Project, *, replace: bool
     if not source.type.is_free_text:
         raise ReferencesProblem(f"project {source.pk} is not a free-text project: it has no written texts")
     judgements = (
-        Judgement.objects.filter(project=source, task__kind=Task.Kind.ITEM)
+        Judgement.objects.of_items(source)
         .select_related("task__document", "annotator")
         .order_by("task_id", "annotator__username")
     )
