@@ -132,31 +132,6 @@ def build(args: argparse.Namespace) -> tuple[object, dict[str, float]]:
     return project, timings
 
 
-def pages(project) -> dict[str, str]:
-    """The pages of ``tests/scoring/test_page_query_counts.py``, by name."""
-    from django.urls import reverse
-
-    from annotation.models import Task
-
-    item = Task.objects.filter(project=project, kind=Task.Kind.ITEM).order_by("id").first()
-    annotator = project.annotators.order_by("username").first()
-    items = reverse("items-page", args=[project.pk])
-    return {
-        "item browser": items,
-        "item browser, searched": f"{items}?q=text",
-        "item browser, one topic": f"{items}?topic={project.topics.order_by('id').first().external_id}",
-        "item browser, complete": f"{items}?status=complete",
-        "item browser, disputed": f"{items}?disagreement=true",
-        "item browser, gold": f"{items}?gold=true",
-        "item browser, by an annotator": f"{items}?annotator={annotator.username}",
-        "adjudication queue": f"{items}?adjudicated=pending",
-        "an item's page": reverse("item-page", args=[project.pk, item.pk]),
-        "leaderboard": reverse("leaderboard", args=[project.pk]),
-        "project page": reverse("project-page", args=[project.pk]),
-        "Annotators page": reverse("project-annotators", args=[project.pk]),
-    }
-
-
 class Statements:
     """The SQL statements a request runs, each with its duration (Django's execute wrapper)."""
 
@@ -223,6 +198,8 @@ def main() -> None:
         project, timings = build(args)
     client = Client()
     client.force_login(project.owner)
+    from tests.scoring.test_page_query_counts import pages  # the pages whose statements the suite counts
+
     results = {name: timed(client, url, args.requests) for name, url in pages(project).items()}
     items = project.tasks.count()
     print(
