@@ -304,7 +304,7 @@ SPECTACULAR_SETTINGS = {
 # The cache: Redis, shared by every web process, when REDIS_URL is set; otherwise this process's
 # memory (the embedded default runs one process). It holds sessions in front of the database, the
 # judging page's item counts (annotation.items.counts), meta-evaluation reports and leaderboards
-# (evaluation.remembered).
+# (evaluation.jobs.remembered).
 if REDIS_URL:
     CACHES = {
         "default": {

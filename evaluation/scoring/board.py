@@ -16,6 +16,7 @@ from django.db.models import F
 
 from annotation.crowd.minimums import TOPICS_FOR_TEST
 from annotation.items.inputs import spreadsheet_safe
+from evaluation.jobs.remembered import remembered
 from evaluation.metrics.intervals import OVER_TOPICS
 from evaluation.metrics.leaderboard import NO_CORRECTION, all_pairs, board, significance_reason
 from evaluation.metrics.natural_order import natural_sorted
@@ -23,7 +24,6 @@ from evaluation.metrics.trec.layout import write_layout
 from evaluation.metrics.trec.measures import PER_TOPIC_ONLY, parse_measures
 from evaluation.metrics.trec.names import measure_name_or_as_given, split_measures
 from evaluation.models import Evaluation, RunScore
-from evaluation.remembered import remembered
 from evaluation.scoring.compute import MEASURES
 
 DEFAULT_MEASURES = ("map", "P_10", "ndcg_cut_10", "bpref", "recip_rank")

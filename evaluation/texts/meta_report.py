@@ -16,6 +16,7 @@ import math
 
 from annotation.crowd.minimums import POINTS_FOR_CORRELATION, SYSTEMS_FOR_WILLIAMS
 from evaluation.ground_truth.downloads import rating_summary
+from evaluation.jobs.remembered import remembered as kept
 from evaluation.metrics.meta_evaluation import (
     LEVEL_UNITS,
     LEVELS,
@@ -30,7 +31,6 @@ from evaluation.metrics.meta_evaluation import (
 )
 from evaluation.metrics.text.scores import LOWER_IS_BETTER
 from evaluation.models import GroundTruthSnapshot, TextEvaluation
-from evaluation.remembered import remembered as kept
 
 
 class ReportProblem(ValueError):

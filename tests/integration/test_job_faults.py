@@ -299,9 +299,17 @@ def collection_of(project: Project) -> dict:
     return {
         "topics": sorted(project.topics.values_list("external_id", "title")),
         "documents": sorted(project.documents.values_list("external_id", "text")),
-        "runs": sorted(run_lines(project=project)),
+        "runs": runs_by_tag(project),
         "tasks": sorted(project.tasks.values_list("topic__external_id", "document__external_id")),
     }
+
+
+def runs_by_tag(project: Project) -> dict[str, list[tuple]]:
+    """Each run's lines (topic, document, rank, score), by its tag."""
+    runs: dict[str, list[tuple]] = {}
+    for tag, *line in run_lines(project=project):
+        runs.setdefault(tag, []).append(tuple(line))
+    return runs
 
 
 def import_job(researcher, project: Project) -> ImportJob:
