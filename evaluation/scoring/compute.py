@@ -35,6 +35,8 @@ MEASURES = "all_trec"
 # The measure the trust checks rank runs by (pool bias, stability).
 CHECK_MEASURE = "map"
 UNJUDGED_CUTOFFS = (10, 100)
+# Parsed once, not for each of a run's seven scorings.
+SCORED, CHECKED = parse_measures([MEASURES]), parse_measures([CHECK_MEASURE])
 # Random halves of the annotators, each aggregated by majority vote: how far the ranking depends on
 # who judged.
 HALVES_SEED = 0
@@ -119,7 +121,7 @@ def score_run(
     context = context or scoring_context(evaluation)
     ranked = ranked_lists(run.pk)  # each topic's documents in trec_eval's order
     positions = {topic: context.index.positions(topic, columns.docnos) for topic, columns in ranked.items()}
-    per_topic = evaluate_in_order(context.values, positions, parse_measures([MEASURES]), **context.options)
+    per_topic = evaluate_in_order(context.values, positions, SCORED, **context.options)
     overall = mean_over_topics(per_topic) if per_topic else {}
     by_measure: dict[str, dict[str, float | str]] = defaultdict(dict)
     for topic, values in per_topic.items():
@@ -144,7 +146,7 @@ def score_run(
 
 def check_score(qrels: QrelsValues, positions: dict[str, np.ndarray], options: dict) -> float:
     """The run's score on the check measure over every topic of ``qrels`` (0 for no topic)."""
-    per_topic = evaluate_in_order(qrels, positions, parse_measures([CHECK_MEASURE]), **options)
+    per_topic = evaluate_in_order(qrels, positions, CHECKED, **options)
     return mean_over_topics(per_topic)[CHECK_MEASURE] if per_topic else 0.0
 
 

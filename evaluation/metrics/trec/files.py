@@ -364,15 +364,22 @@ def trec_order(scores: dict[str, float]) -> list[str]:
 
 
 def trec_ordered(topic: TopicScores) -> TopicScores:
-    """The topic's documents and scores in trec_eval's order (``trec_order``: score descending, ties by
-    docno descending), by NumPy's sorts: a stable sort of the scores, and only where two are equal a
-    sort by (score, docno)."""
-    order = np.argsort(-topic.scores, kind="stable")
-    scores = topic.scores[order]
-    if (scores[1:] == scores[:-1]).any():
-        order = np.lexsort((np.array(topic.docnos), topic.scores))[::-1]
+    """The topic's documents and scores in trec_eval's order (``trec_order``)."""
+    order = trec_order_indices(topic.docnos, topic.scores)
     documents = topic.docnos
     return TopicScores([documents[i] for i in order.tolist()], topic.scores[order])
+
+
+def trec_order_indices(docnos: Iterable[str], scores: np.ndarray) -> np.ndarray:
+    """The positions of the documents in trec_eval's order (``trec_order``: score descending, ties by
+    docno descending), by NumPy's sorts: a stable sort of the scores, and only where two are equal a
+    sort by (score, docno)."""
+    order = np.argsort(-scores, kind="stable")
+    ordered = scores[order]
+    if (ordered[1:] == ordered[:-1]).any():
+        # lexsort's last key is primary; ascending then reversed gives score desc, docno desc.
+        order = np.lexsort((np.array(list(docnos)), scores))[::-1]
+    return order
 
 
 def write_qrels(qrels: Qrels, handle: IO[str]) -> None:

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.metrics.trec.files import Qrels, Run, RunColumns, TopicScores
+from evaluation.metrics.trec.files import Qrels, Run, RunColumns, TopicScores, trec_order_indices
 
 NOT_IN_POOL = -1
 UNJUDGED_IN_POOL = -2
@@ -263,13 +263,7 @@ def rank_topic(
             if isinstance(scores, TopicScores)
             else np.fromiter(scores.values(), dtype=np.float64, count=count)
         )
-        order = np.argsort(-values, kind="stable")
-        ordered_values = values[order]
-        if (ordered_values[1:] == ordered_values[:-1]).any():
-            # Tied scores: trec_eval breaks them by docno, descending. lexsort's last key is primary;
-            # ascending then reversed gives score desc, docno desc.
-            order = np.lexsort((np.array(list(docnos)), values))[::-1]
-        rels = rels[order]
+        rels = rels[trec_order_indices(docnos, values)]
     if max_docs is not None:
         rels = rels[:max_docs]
     if judged_only:

@@ -5,8 +5,8 @@ evaluation job's checks do), the runs' documents already in trec_eval's order. P
 each qrels: an evaluation job of 100 runs × 50 topics × 1,000 documents against the ground truth,
 five variants and a leave-one-out qrels per run made 30,000 such passes of 1,000 dictionary lookups.
 Here each topic's judged documents (in any of the qrels) get one index; a run's topic is looked up
-once (``positions``) and ranked against any qrels by one gather (``QrelsValues.ranked``). What each
-measure then computes is ``topic_measures``' own, on the same ``RankedTopic``.
+once (``positions``) and ranked against any qrels by one gather (``QrelsValues.ranked``), then scored
+all topics at once (``batched.evaluate_ranked``: ``topic_measures``' values, bit for bit).
 """
 
 from __future__ import annotations
@@ -16,14 +16,9 @@ from itertools import repeat
 
 import numpy as np
 
+from evaluation.metrics.trec.batched import evaluate_ranked
 from evaluation.metrics.trec.files import Qrels
-from evaluation.metrics.trec.measures import (
-    NOT_IN_POOL,
-    Measure,
-    RankedTopic,
-    prepare_topic,
-    topic_measures,
-)
+from evaluation.metrics.trec.measures import NOT_IN_POOL, Measure, RankedTopic, prepare_topic
 
 
 class DocumentIndex:
@@ -103,12 +98,8 @@ def evaluate_in_order(
     """``evaluate(qrels, run, measures, complete=True, …)`` for a run whose topics' documents are in
     trec_eval's order, given as their numbers (``DocumentIndex.positions``, once per run and topic)."""
     empty = np.empty(0, dtype=np.int64)
-    return {
-        topic: topic_measures(
-            qrels.ranked(topic, positions.get(topic, empty), judged_only=judged_only),
-            measures,
-            relevance_level,
-            version,
-        )
+    topics = {
+        topic: qrels.ranked(topic, positions.get(topic, empty), judged_only=judged_only)
         for topic in sorted(qrels.topics)
     }
+    return evaluate_ranked(topics, measures, relevance_level=relevance_level, version=version)
