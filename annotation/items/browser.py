@@ -60,10 +60,14 @@ def disagreement_expression(project: Project) -> Any:
 
 
 def browsable_tasks(project: Project) -> QuerySet[Task]:
-    """The project's items and gold items in judging order, as plain rows: what the filters, the
-    count and a page's slice read, by the tasks' indexes alone. The per-item figures of
-    ``with_judgement_facts`` are computed for one page's rows (``page_rows``), not for every item of
-    the project before the page is cut (at 1,000,000 items that grouping took seconds)."""
+    """The project's items and gold items in judging order, their keys only: what the filters, the
+    count and a page's slice read, by the tasks' indexes alone. The rows and the per-item figures of
+    ``with_judgement_facts`` are read for one page's 50 (``page_rows``), not for every item of the
+    project before the page is cut (at 1,000,000 items that grouping took seconds)."""
+    return _in_judging_order(project).only("pk", "project")  # the project: set on each row by its manager
+
+
+def _in_judging_order(project: Project) -> QuerySet[Task]:
     return project.tasks.filter(kind__in=BROWSED_KINDS).order_by("pool_rank", "id")
 
 
@@ -83,13 +87,13 @@ def with_judgement_facts(project: Project, rows: QuerySet[Task]) -> QuerySet[Tas
 
 
 def browsable_items(project: Project) -> QuerySet[Task]:
-    """``browsable_tasks`` with ``with_judgement_facts``: for one item, or a handful."""
-    return with_judgement_facts(project, browsable_tasks(project))
+    """The items and gold items in judging order with ``with_judgement_facts``: for one item, or a handful."""
+    return with_judgement_facts(project, _in_judging_order(project))
 
 
 def page_rows(project: Project, tasks: list[Task]) -> list[Task]:
-    """A page's tasks (``browsable_tasks``, filtered and sliced) again, with ``with_judgement_facts``,
-    in the page's order."""
+    """A page's tasks (``browsable_tasks``, filtered and sliced: keys only) read whole, with
+    ``with_judgement_facts``, in the page's order."""
     found = {task.pk: task for task in browsable_items(project).filter(pk__in=[task.pk for task in tasks])}
     return [found[task.pk] for task in tasks]
 
