@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET
 from annotation.judging.coverage import project_coverage
 from annotation.models import Judgement, Membership, Project
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
-from annotation.progress.live import dashboard_charts, project_progress_figures
+from annotation.progress.live import dashboard_charts, project_progress_figures, task_counts
 from annotation.projects.removal import live_leases
 from annotation.quality.attention_results import attention_results
 from evaluation.ground_truth.report import (
@@ -62,7 +62,8 @@ def project_detail(request: AuthenticatedHttpRequest, project_id: int) -> HttpRe
     snapshots = (
         GroundTruthSnapshot.objects.filter(project=project).defer("annotator_report").order_by("-version")[:1]
     )
-    kinds = dict(project.tasks.values_list("kind").annotate(n=Count("id")).values_list("kind", "n"))
+    counts = task_counts(project)
+    kinds = {kind: row["total"] for kind, row in counts.items()}
     leases = list(live_leases(project))  # one per annotator at most
     try:
         kappa_plotted = bool(kappa_data(project))
@@ -73,7 +74,7 @@ def project_detail(request: AuthenticatedHttpRequest, project_id: int) -> HttpRe
         "evaluation/project_detail.html",
         {
             "project": project,
-            "progress": project_progress_figures(project),
+            "progress": project_progress_figures(project, counts=counts),
             "charts": dashboard_charts(project),
             "kappa_plotted": kappa_plotted,
             "annotators": annotator_rows(project),

@@ -17,6 +17,7 @@ from django.db.models import (
     Count,
     Exists,
     ExpressionWrapper,
+    F,
     IntegerField,
     Max,
     Min,
@@ -30,7 +31,16 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Cast
 
 from annotation.crowd.adjudication import disagree, disputed, label_tally, majority_share, rating_spread
-from annotation.models import AdjudicatedBy, Adjudication, Judgement, Membership, Project, Task
+from annotation.models import (
+    AdjudicatedBy,
+    Adjudication,
+    Document,
+    Judgement,
+    Membership,
+    Project,
+    Task,
+    Topic,
+)
 from annotation.task_types import LIKERT_GOLD_TOLERANCE
 
 BROWSED_KINDS = (Task.Kind.ITEM, Task.Kind.GOLD)
@@ -109,7 +119,13 @@ def disagreeing_tasks(project: Project) -> QuerySet:
     its judgements grouped by task: what the disagreement filter selects by."""
     judgements = Judgement.objects.filter(project=project).values("task").order_by()
     if project.has_labels:
-        return judgements.annotate(labels=Count("label", distinct=True)).filter(labels__gt=1).values("task")
+        # Two labels differ exactly when the least and the greatest differ; MIN and MAX need no sort
+        # within each item as COUNT(DISTINCT) does (262 → 68 ms over 300,000 judgements).
+        return (
+            judgements.annotate(least=Min("label"), greatest=Max("label"))
+            .exclude(least=F("greatest"))
+            .values("task")
+        )
     if project.is_rating:
         dimensions = project.config.get("dimensions", [])
         spreads = {f"spread_{i}": _spread_of(d) for i, d in enumerate(dimensions)}
@@ -176,11 +192,22 @@ class ItemFilter(django_filters.FilterSet):
         self.project = project  # the disagreement filter's settings (None: only to describe the filters)
 
     def search(self, queryset, name, value):
-        words = Q()
-        for field_name in ("topic__external_id", "topic__title", "document__external_id", "document__title"):
-            words |= Q(**{f"{field_name}__icontains": value})
-        words |= Q(document__text__icontains=value) | Q(document_b__external_id__icontains=value)
-        return queryset.filter(words | Q(document_b__text__icontains=value))
+        # The topics and documents that match are found first and the items by their keys: matching
+        # the words on each item's joined rows read every document's text once per item (1 s a
+        # search at 1,000,000 items of 10,000 documents, benchmarks/bench_pages.py).
+        topics = Topic.objects.filter(Q(external_id__icontains=value) | Q(title__icontains=value))
+        documents = Document.objects.filter(
+            Q(external_id__icontains=value) | Q(title__icontains=value) | Q(text__icontains=value)
+        )
+        second_documents = Document.objects.filter(Q(external_id__icontains=value) | Q(text__icontains=value))
+        if self.project is not None:
+            topics, documents = topics.filter(project=self.project), documents.filter(project=self.project)
+            second_documents = second_documents.filter(project=self.project)
+        return queryset.filter(
+            Q(topic__in=topics.values("pk"))
+            | Q(document__in=documents.values("pk"))
+            | Q(document_b__in=second_documents.values("pk"))
+        )
 
     def by_status(self, queryset, name, value):
         return queryset.filter(kind=Task.Kind.ITEM, completed=value == "complete")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, ExpressionWrapper, F, IntegerField, Q, QuerySet, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -164,29 +164,38 @@ def project_coverage(project: Project) -> Coverage:
     eligible = list(eligible_memberships(project).values_list("annotator_id", "annotator__username"))
     eligible_ids = [pk for pk, _ in eligible]
     k = project.assignments_per_task
-    stranded = _stranded_items(project, eligible_ids)
-    counts = stranded.aggregate(
-        n=Count("id"),
-        untouchable=Count("id", filter=Q(held=0, reachable=F("judged"))),
-        lowerable=Count("id", filter=Q(reachable__gte=1)),
+    # The stranded items are grouped with their leases once (0.4 s a grouping at 1,000,000 items: the
+    # counts and the listed rows used to group them twice), the counts over all of them taken by
+    # window functions beside the first rows; the few listed are then read with their titles by key.
+    stranded = _stranded_items(project, eligible_ids).values_list(
+        "pk", "pool_rank", "judged", "held", "reachable", "required_judgements"
     )
-    shown = stranded.select_related("topic", "document", "document_b").order_by("pool_rank", "id")
+    inner, params = stranded.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT s.pk, s.judged, s.reachable, s.required_judgements, COUNT(*) OVER (), "
+            "SUM(CASE WHEN s.held = 0 AND s.reachable = s.judged THEN 1 ELSE 0 END) OVER (), "
+            "SUM(CASE WHEN s.reachable >= 1 THEN 1 ELSE 0 END) OVER () "
+            f"FROM ({inner}) s ORDER BY s.pool_rank, s.pk LIMIT %s",
+            (*params, STRANDED_SHOWN),
+        )
+        listed = cursor.fetchall()
+    titled = Task.objects.select_related("topic", "document", "document_b").in_bulk(
+        [row[0] for row in listed]
+    )
+    total, untouchable, lowerable = listed[0][4:] if listed else (0, 0, 0)
     return Coverage(
         k=k,
         eligible=[name for _, name in eligible],
         k_problem=k_problem(k, len(eligible)),
-        stranded_count=counts["n"],
-        untouchable_count=counts["untouchable"],
-        lowerable_count=counts["lowerable"],
+        stranded_count=total,
+        untouchable_count=untouchable,
+        lowerable_count=lowerable,
         stranded=[
             StrandedItem(
-                task_id=task.pk,
-                title=task.title,
-                judged=task.judged,
-                required=task.required_judgements,
-                reachable=task.reachable,
+                task_id=pk, title=titled[pk].title, judged=judged, required=required, reachable=reachable
             )
-            for task in shown[:STRANDED_SHOWN]
+            for pk, judged, reachable, required, *_ in listed
         ],
     )
 

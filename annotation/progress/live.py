@@ -197,12 +197,32 @@ def describe(progress: Progress) -> dict[str, str]:
     return {"rate": rate, "time_on_task": on_task, "forecast": forecast}
 
 
-def project_progress_figures(project: Project, now: datetime | None = None) -> dict:
-    """The project page's live numbers (``summarise_progress``) as a dict for the page and the API."""
-    now = now or timezone.now()
-    items = project.tasks.filter(kind=Task.Kind.ITEM).aggregate(
-        total=Count("id"), complete=Count("id", filter=Q(completed=True)), needed=Sum("required_judgements")
+def task_counts(project: Project) -> dict[str, dict[str, int]]:
+    """Per kind of task: how many (``total``), how many complete, and the judgements they need in
+    all; one pass over the project's tasks for the page's counts and its progress alike."""
+    rows = (
+        project.tasks.order_by()  # the default order joins the project, for nothing here
+        .values("kind")
+        .annotate(
+            total=Count("id"),
+            complete=Count("id", filter=Q(completed=True)),
+            needed=Sum("required_judgements"),
+        )
     )
+    return {
+        row["kind"]: {"total": row["total"], "complete": row["complete"], "needed": row["needed"] or 0}
+        for row in rows
+    }
+
+
+def project_progress_figures(
+    project: Project, now: datetime | None = None, counts: dict[str, dict[str, int]] | None = None
+) -> dict:
+    """The project page's live numbers (``summarise_progress``) as a dict for the page and the API;
+    ``counts``: the project's ``task_counts`` when the caller has them already."""
+    now = now or timezone.now()
+    counts = task_counts(project) if counts is None else counts
+    items = counts.get(Task.Kind.ITEM, {"total": 0, "complete": 0, "needed": 0})
     judgements = Judgement.objects.of_items(project)
     overall = judgements.aggregate(done=Count("id"), first=Min("created_at"))
     since = now - rate_window(overall["first"], now)

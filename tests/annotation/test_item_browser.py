@@ -425,3 +425,61 @@ def test_ratings_and_texts_are_browsed_but_not_settled(client, researcher, four,
         reverse("item-adjudication-api", args=[project.pk, task.pk]), {"label": 1}, format="json"
     )
     assert response.status_code == 400 and "Only label projects" in response.json()["label"][0]
+
+
+def test_the_search_finds_the_items_whose_topic_or_either_document_holds_the_words(researcher, four):
+    """Each searched field (topic id and title, document id, title and text, the second document's id
+    and text) against the search written out in Python, on a pairwise project beside a project whose
+    documents hold the same words (they must bring nothing)."""
+    words = ["gas", "GAS", "t1", "o3", "heat", "Flow", "alpha", "zz", "output 1", "beta", "absent"]
+    documents = [
+        {"id": "o1", "title": "alpha", "text": "output 1 heat"},
+        {"id": "o2", "title": "", "text": "gas flow"},
+        {"id": "o3", "title": "zz", "text": "output 3"},
+        {"id": "o4", "title": "beta", "text": "nothing here"},
+    ]
+    topics = [
+        {"id": "t1", "title": "gas"},
+        {"id": "t2", "title": "heat transfer"},
+        {"id": "t3", "title": "x"},
+    ]
+    pairs = [("t1", "o1", "o4"), ("t2", "o4", "o3"), ("t3", "o4", "o1"), ("t3", "o2", "o4")]
+    pairs.append(("t2", "o3", "o1"))
+    pairwise = Project.objects.create(name="Pairs", owner=researcher, task_type="pairwise")
+    import_collection(
+        pairwise,
+        topics=topics,
+        documents=documents,
+        items=[{"topic": t, "document": a, "document_b": b} for t, a, b in pairs],
+    )
+    other = Project.objects.create(name="Elsewhere", owner=researcher)
+    import_collection(
+        other,
+        topics=[{"id": "t9", "title": "nothing"}],
+        documents=[{"id": "p1", "text": " ".join(words)}],
+        items=[{"topic": "t9", "document": "p1"}],
+    )
+    by_id = {document["id"]: document for document in documents}
+    titles = {topic["id"]: topic["title"] for topic in topics}
+
+    def expected(word: str) -> list[str]:
+        word = word.lower()
+        found = []
+        for topic, first, second in pairs:
+            fields = [topic, titles[topic], first, by_id[first]["title"], by_id[first]["text"], second]
+            if any(word in field.lower() for field in [*fields, by_id[second]["text"]]):
+                found.append(f"{topic}:{first}:{second}")
+        return sorted(found)
+
+    def searched(word: str) -> list[str]:
+        response = api(researcher).get(reverse("items-api", args=[pairwise.pk]), {"q": word})
+        assert response.status_code == 200, response.content
+        rows = [Task.objects.get(pk=row["id"]) for row in response.json()["results"]]
+        return sorted(
+            f"{task.topic.external_id}:{task.document.external_id}:{task.document_b.external_id}"
+            for task in rows
+        )
+
+    for word in words:
+        assert searched(word) == expected(word), word
+    assert any(expected(word) for word in words) and any(not expected(word) for word in words)
