@@ -45,7 +45,15 @@ def register(subparsers) -> None:
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm", help="default: holm")
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("-l", dest="relevance_level", type=int, default=1)
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "latex", "markdown"),
+        default="text",
+        help="text (default), json, or a table for a paper: every pair tested on every measure, the "
+        "letters of the runs each is significantly better than beside its mean, the best in bold",
+    )
+    parser.add_argument("--json", action="store_true", help="the same as --format json")
+    parser.add_argument("--digits", type=int, default=3, help="digits of the paper table's means (default 3)")
     parser.set_defaults(handler=run_compare)
 
 
@@ -77,18 +85,29 @@ def run_compare(args: argparse.Namespace) -> int:
     except (MeasureError, TrecFormatError, OSError) as error:
         raise CommandError(error) from error
     # Every run is scored on every qrels topic (-c), so per-topic scores pair up across runs.
+    if not 0 <= args.digits <= 10:
+        raise CommandError(f"--digits must be between 0 and 10, not {args.digits}")
     per_run = evaluate_many(qrels, runs, measures, complete=True, relevance_level=args.relevance_level)
     names = [name for measure in measures for name in measure.names()]
     primary = names[0]
     summaries = {run: aggregate(per_topic) for run, per_topic in per_run.items()}
     topics = sorted(qrels)
+    if args.format in {"latex", "markdown"}:
+        from evaluation.metrics.paper_tables import paper_table, rendered
+
+        columns = {n: {run: [per_run[run][t][n] for t in topics] for run in runs} for n in names}
+        table = paper_table(
+            columns, test=args.test, correction=args.correction, alpha=args.alpha, digits=args.digits
+        )
+        sys.stdout.write(rendered(table, args.format))
+        return 0
     scores = {run: [per_run[run][t][primary] for t in topics] for run in runs}
     best, comparisons = against_best(scores, test=args.test, correction=args.correction, alpha=args.alpha)
     reason = significance_reason(scores) if len(runs) > 1 else None
     p_values = {c.second: c.corrected_p for c in comparisons}
     significant = {c.second: c.significant for c in comparisons}
     ordered = sorted(runs, key=lambda run: summaries[run][primary], reverse=True)
-    if args.json:
+    if args.json or args.format == "json":
         rows = [
             {"run": run, **{n: summaries[run][n] for n in names}, "p_value": p_values.get(run),
              "significant": significant.get(run, None if reason else False), "best": run == best}

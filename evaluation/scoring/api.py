@@ -27,6 +27,7 @@ from annotation.serializers import StrictSerializer
 from evaluation.collection.api import ProjectList
 from evaluation.collection.external_qrels import import_external_qrels
 from evaluation.jobs.views import cancel_by_api
+from evaluation.metrics.paper_tables import FORMATS
 from evaluation.models import Evaluation, ExternalQrels, RunScore
 from evaluation.scoring.board import (
     BoardError,
@@ -34,6 +35,7 @@ from evaluation.scoring.board import (
     available_measures,
     leaderboard,
     leaderboard_csv,
+    paper_table_text,
     per_topic_table,
     trec_eval_text,
 )
@@ -173,7 +175,13 @@ BOARD_PARAMETERS = [
     OpenApiParameter("test", str, enum=["t", "wilcoxon", "bootstrap", "randomisation"]),
     OpenApiParameter("correction", str, description="statsmodels multipletests method, or none"),
     OpenApiParameter("alpha", float),
-    OpenApiParameter("as", str, enum=["json", "csv", "trec"], description="trec: trec_eval's layout"),
+    OpenApiParameter(
+        "as",
+        str,
+        enum=["json", "csv", "trec", "latex", "markdown"],
+        description="trec: trec_eval's layout; latex, markdown: a paper's table (every pair tested on "
+        "every measure, the letters of the runs each is significantly better than, the best in bold)",
+    ),
 ]
 
 
@@ -220,12 +228,19 @@ class LeaderboardView(APIView):
         layout = request.query_params.get("as") or accepted
         if layout == "trec":
             return HttpResponse(trec_eval_text(evaluation), content_type="text/plain; charset=utf-8")
-        if layout not in {"json", "csv"}:
-            return Response({"as": ["must be json, csv or trec"]}, status=status.HTTP_400_BAD_REQUEST)
+        if layout not in {"json", "csv", *FORMATS}:
+            return Response(
+                {"as": ["must be json, csv, trec, latex or markdown"]}, status=status.HTTP_400_BAD_REQUEST
+            )
         try:
             options = BoardOptions.from_query(request.query_params, available_measures(evaluation))
         except BoardError as error:
             return Response({error.field: [error.message]}, status=status.HTTP_400_BAD_REQUEST)
+        if layout in FORMATS:
+            # A paper's table: every pair tested on every chosen measure (``metrics.paper_tables``).
+            return HttpResponse(
+                paper_table_text(evaluation, options, layout), content_type="text/plain; charset=utf-8"
+            )
         data = leaderboard(evaluation, options)
         if layout == "csv":
             return HttpResponse(leaderboard_csv(data), content_type="text/csv; charset=utf-8")

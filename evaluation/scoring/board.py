@@ -11,6 +11,7 @@ import csv
 import io
 import json
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from django.db.models import F
 
@@ -20,6 +21,7 @@ from evaluation.jobs.remembered import remembered
 from evaluation.metrics.intervals import OVER_TOPICS
 from evaluation.metrics.leaderboard import NO_CORRECTION, all_pairs, board, significance_reason
 from evaluation.metrics.natural_order import natural_sorted
+from evaluation.metrics.paper_tables import paper_table, rendered
 from evaluation.metrics.trec.layout import write_layout
 from evaluation.metrics.trec.measures import PER_TOPIC_ONLY, parse_measures
 from evaluation.metrics.trec.names import measure_name_or_as_given, split_measures
@@ -171,6 +173,25 @@ def computed_leaderboard(evaluation: Evaluation, options: BoardOptions) -> dict:
         ],
         "pairs": pairs,
     }
+
+
+def paper_table_text(evaluation: Evaluation, options: BoardOptions, fmt: str) -> str:
+    """The leaderboard as a paper's table (``metrics.paper_tables``: LaTeX or Markdown), its letters
+    from every pair tested on every chosen measure; kept in the cache as the board is."""
+    runs = list(evaluation.scores.order_by("run_id").values_list("run_id", "run__tag"))
+    depends_on = [evaluation.pk, evaluation.created_at, runs, asdict(options), fmt]
+
+    def computed() -> str:
+        columns = {measure: topic_columns(evaluation, measure)[1] for measure in options.measures}
+        extra: dict[str, Any] = (
+            {"n_resamples": RESAMPLES} if options.test in {"bootstrap", "randomisation"} else {}
+        )
+        table = paper_table(
+            columns, test=options.test, correction=options.correction, alpha=options.alpha, **extra
+        )
+        return rendered(table, fmt)
+
+    return remembered(f"paper-table:v{BOARD_VERSION}", depends_on, computed)
 
 
 def board_signature(evaluation: Evaluation, options: BoardOptions) -> str:

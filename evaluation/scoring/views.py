@@ -34,6 +34,7 @@ from evaluation.scoring.board import (
     leaderboard,
     leaderboard_csv,
     leaderboard_json,
+    paper_table_text,
     per_topic_table,
     trec_eval_text,
 )
@@ -45,7 +46,11 @@ DOWNLOADS = {
     "csv": "text/csv; charset=utf-8",
     "json": "application/json",
     "txt": "text/plain; charset=utf-8",
+    "tex": "application/x-tex; charset=utf-8",
+    "md": "text/markdown; charset=utf-8",
 }
+# The downloads that are a paper's table (``board.paper_table_text``), by their format's name.
+PAPER_TABLES = {"tex": "latex", "md": "markdown"}
 
 
 def attachment(body: str, content_type: str, filename: str) -> HttpResponse:
@@ -272,7 +277,7 @@ def leaderboard_download(
         project.evaluations, pk=evaluation_id, status=Evaluation.Status.DONE, run_count__gt=0
     )
     if fmt not in DOWNLOADS:
-        raise Http404("the leaderboard downloads as .csv, .json or .txt")
+        raise Http404("the leaderboard downloads as .csv, .json, .txt, .tex or .md")
     name = f"project{project.pk}-evaluation{evaluation.pk}"
     if fmt == "txt":
         return attachment(
@@ -282,6 +287,10 @@ def leaderboard_download(
         options = BoardOptions.from_query(request.GET, available_measures(evaluation))
     except BoardError as error:
         return HttpResponseBadRequest(f"{error.field}: {error.message}", content_type="text/plain")
+    if fmt in PAPER_TABLES:
+        return attachment(
+            paper_table_text(evaluation, options, PAPER_TABLES[fmt]), DOWNLOADS[fmt], f"{name}.{fmt}"
+        )
     data = leaderboard(evaluation, options)
     body = leaderboard_csv(data) if fmt == "csv" else leaderboard_json(data)
     return attachment(body, DOWNLOADS[fmt], f"{name}.{fmt}")

@@ -102,3 +102,43 @@ def test_a_bad_run_file_is_reported(runs, tmp_path, capsys):
     bad.write_text("301 Q0 d 1 x tag\n")
     assert main(["compare", str(qrels_path), str(bad)]) == 2
     assert "line 1, field 'score'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["latex", "markdown"])
+def test_the_paper_table_holds_trec_evals_means_and_the_pairs_every_measure_separates(
+    twelve_topics, capsys, fmt
+):
+    from evaluation.metrics.leaderboard import all_pairs
+
+    qrels_path, run_paths = twelve_topics
+    arguments = ["compare", "--format", fmt, "--digits", "4", "-m", "map", "-m", "P.10"]
+    assert main([*arguments, str(qrels_path), *map(str, run_paths)]) == 0
+    table = capsys.readouterr().out
+    qrels = read_qrels(qrels_path)
+    per_topic = {}
+    for path in run_paths:
+        run, tag = read_run(path)
+        per_topic[tag] = evaluate(qrels, run, ["map", "P.10"], complete=True)
+    means = {tag: aggregate(values) for tag, values in per_topic.items()}
+    order = sorted(means, key=lambda tag: (-means[tag]["map"], tag))
+    separator = " & " if fmt == "latex" else " | "
+    rows = [
+        line for line in table.splitlines() if any(f"{separator}{tag}{separator}" in line for tag in order)
+    ]
+    assert [next(tag for tag in order if f"{separator}{tag}{separator}" in row) for row in rows] == order
+    for measure in ("map", "P_10"):
+        topics = sorted(qrels)
+        columns = {tag: [per_topic[tag][t][measure] for t in topics] for tag in order}
+        beaten = {(p.first, p.second) for p in all_pairs(columns, correction="holm") if p.significant}
+        for row, tag in zip(rows, order, strict=True):
+            assert f"{means[tag][measure]:.4f}" in row
+            letters = "".join("abc"[order.index(other)] for other in order if (tag, other) in beaten)
+            column = 2 + ["map", "P_10"].index(measure)
+            cell = row.strip("| \\").split(separator)[column]
+            assert (letters in cell) if letters else ("^" not in cell and "<sup>" not in cell)
+
+
+def test_a_bad_number_of_digits_is_refused(twelve_topics, capsys):
+    qrels_path, run_paths = twelve_topics
+    assert main(["compare", "--format", "latex", "--digits", "-1", str(qrels_path), str(run_paths[0])]) == 2
+    assert "--digits must be between 0 and 10" in capsys.readouterr().err

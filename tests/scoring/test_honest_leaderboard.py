@@ -156,3 +156,47 @@ def test_per_topic_kappa_against_external_qrels_on_few_documents_shows_the_reaso
         f"No Cohen's κ over all topics: too few shared items for a kappa ({compared['shared']}; needs" in text
     )
     assert all(row["reason"] in text for row in compared["topics"])
+
+
+@pytest.mark.parametrize(("fmt", "layout"), [("tex", "latex"), ("md", "markdown")])
+def test_the_papers_table_has_the_boards_means_and_its_significant_pairs_by_page_and_api(
+    client, scored, researcher, outsider_researcher, annotators, fmt, layout
+):
+    written = with_topics(scored, 12)
+    project = scored.project
+    client.force_login(researcher)
+    query = {"measures": "map,ndcg", "test": "t"}
+    download = client.get(reverse("leaderboard-download", args=[project.pk, scored.pk, fmt]), query)
+    assert download.status_code == 200 and "attachment" in download["Content-Disposition"]
+    text = download.content.decode()
+    by_api = api(researcher).get(
+        reverse("leaderboard-api", args=[project.pk, scored.pk]), {**query, "as": layout}
+    )
+    assert by_api.status_code == 200 and by_api.content.decode() == text
+    board = api(researcher).get(reverse("leaderboard-api", args=[project.pk, scored.pk]), query).json()
+    separator = " & " if fmt == "tex" else " | "
+    rows = [line for line in text.splitlines() if line.count(separator) >= 3 and "System" not in line]
+    rows = [line for line in rows if "---" not in line]
+    assert len(rows) == len(board["rows"]) == 2
+    for line, row in zip(rows, board["rows"], strict=True):
+        name = row["run"] if fmt == "md" else row["run"].replace("_", "\\_")
+        assert f"{separator}{name}{separator}" in line
+        for measure in ("map", "ndcg"):
+            assert f"{row['values'][measure]['mean']:.3f}" in line
+    # The first run is 0.3 better on every topic: on both measures it carries the other's letter b.
+    assert rows[0].count("$^{b}$" if fmt == "tex" else "<sup>b</sup>") == 2
+    assert "^" not in rows[1] and "<sup>" not in rows[1]
+    assert sorted(written["map"]) == sorted(row["run"] for row in board["rows"])
+    client.force_login(outsider_researcher)
+    assert client.get(reverse("leaderboard-download", args=[project.pk, scored.pk, fmt])).status_code == 404
+    outsider = api(outsider_researcher).get(
+        reverse("leaderboard-api", args=[project.pk, scored.pk]), {"as": layout}
+    )
+    assert outsider.status_code == 404
+    client.force_login(annotators[0])
+    assert client.get(reverse("leaderboard-download", args=[project.pk, scored.pk, fmt])).status_code in {
+        403,
+        404,
+    }
+    bad = api(researcher).get(reverse("leaderboard-api", args=[project.pk, scored.pk]), {"as": "html"})
+    assert bad.status_code == 400 and "latex" in bad.json()["as"][0]
