@@ -44,6 +44,7 @@ urlpatterns = [
         name="judgement-import-api",
     ),
     path("api/projects/<int:project_pk>/runs/", runs_api.RunListView.as_view(), name="runs-api"),
+    path("api/projects/<int:project_pk>/runs/fuse/", runs_api.RunFuseView.as_view(), name="runs-fuse-api"),
     path("api/projects/<int:project_pk>/runs/<int:pk>/", run_removal_views.RunView.as_view(), name="run-api"),
     path(
         "api/projects/<int:project_pk>/runs/<int:pk>/withdraw/",
