@@ -146,3 +146,38 @@ def test_only_the_owner_may_fuse(researcher, outsider_researcher, annotators, pr
     assert api(researcher).get(url).status_code == 405
     assert not project.runs.filter(tag="rrf").exists()
     assert post_fuse(researcher, project, runs=ids).status_code == 201
+
+
+def test_the_runs_page_fuses_the_ticked_runs(client, researcher, project):
+    client.force_login(researcher)
+    page = client.get(reverse("runs-page", args=[project.pk])).content.decode()
+    assert 'id="fuse-heading"' in page and reverse("runs-fuse", args=[project.pk]) in page
+    ids = run_ids(project, "runA", "runB")
+    form = {"runs": ids, "method": "combsum", "normalisation": "z-score", "tag": "from-page", "depth": "2"}
+    response = client.post(reverse("runs-fuse", args=[project.pk]), form, follow=True)
+    run = project.runs.get(tag="from-page")
+    assert response.redirect_chain[-1][0] == reverse("run-page", args=[project.pk, run.pk])
+    assert "Fused into run from-page." in response.content.decode()
+    assert stored_run(run.pk) == fuse([stored_run(pk) for pk in ids], "combsum", "z-score", depth=2)
+
+
+def test_the_runs_page_says_why_nothing_was_fused(client, researcher, project):
+    client.force_login(researcher)
+    url = reverse("runs-fuse", args=[project.pk])
+    response = client.post(url, {"runs": run_ids(project, "runA"), "method": "rrf"}, follow=True)
+    assert response.redirect_chain[-1][0].startswith(reverse("runs-page", args=[project.pk]))
+    assert "Nothing was fused: runs: fusion needs at least two runs, got 1" in response.content.decode()
+    response = client.post(url, {"runs": run_ids(project, "runA", "runB"), "depth": "many"}, follow=True)
+    assert "depth: not a whole number: &#x27;many&#x27;" in response.content.decode()
+    assert project.runs.count() == 2
+
+
+def test_only_the_owner_may_fuse_from_the_page(client, researcher, outsider_researcher, annotators, project):
+    url = reverse("runs-fuse", args=[project.pk])
+    form = {"runs": run_ids(project, "runA", "runB")}
+    for user in (outsider_researcher, annotators[0]):
+        client.force_login(user)
+        assert client.post(url, form).status_code == 404
+    client.force_login(researcher)
+    assert client.get(url).status_code == 405
+    assert project.runs.count() == 2
