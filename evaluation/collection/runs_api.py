@@ -20,12 +20,15 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
+from annotation.items.importing import ImportProblem
 from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
 from annotation.rest.parsers import DepthLimitedJSONParser
 from annotation.rest.renderers import PlainTextRenderer, with_downloads
+from annotation.serializers import StrictSerializer
 from evaluation.collection.api import ProjectList
-from evaluation.collection.flow import ImportFailed, import_from_body
+from evaluation.collection.flow import ImportFailed, flatten_errors, import_from_body
+from evaluation.collection.fusion import METHODS, NORMALISATIONS, fuse_project_runs
 from evaluation.collection.runs import run_file, with_line_totals
 from evaluation.collection.serializers import ImportSummarySerializer
 from evaluation.models import Run
@@ -124,3 +127,78 @@ class RunTrecView(APIView):
         project = owned_project(request.user, project_pk)
         run = get_object_or_404(project.runs, pk=pk)
         return HttpResponse(run_file(run), content_type="text/plain; charset=utf-8")
+
+
+class FuseSerializer(StrictSerializer):
+    runs = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        min_length=2,
+        max_length=1000,
+        help_text="The ids of the project's runs to fuse, two or more.",
+    )
+    method = serializers.ChoiceField(
+        choices=list(METHODS),
+        default="rrf",
+        help_text="rrf: the sum of 1/(k + rank) (Cormack, Clarke & Büttcher 2009); combsum: the sum of "
+        "the normalised scores; combmnz: that sum times how many runs retrieved the document (Fox & "
+        "Shaw 1994). Equal to ranx.fuse.",
+    )
+    normalisation = serializers.ChoiceField(
+        choices=list(NORMALISATIONS),
+        default="min-max",
+        help_text="Each run's scores per topic before combsum or combmnz; rrf reads ranks only.",
+    )
+    tag = serializers.CharField(
+        max_length=200, required=False, default="", help_text="The new run's tag (default: the method)."
+    )
+    rrf_k = serializers.IntegerField(min_value=0, max_value=1_000_000, default=60, help_text="RRF's k.")
+    depth = serializers.IntegerField(
+        min_value=1,
+        max_value=100_000,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Keep each topic's first N fused documents (default: all).",
+    )
+    pool_depth = serializers.IntegerField(
+        min_value=0,
+        max_value=100_000,
+        default=0,
+        help_text="Pool the fused run's top N documents per topic as items (0: store it unpooled).",
+    )
+    pool_method = serializers.ChoiceField(choices=["depth", "rbp"], default="depth")
+
+
+class FusedRunSerializer(RunSerializer):
+    items_created = serializers.IntegerField(read_only=True, help_text="Items its pooling added.")
+
+    class Meta(RunSerializer.Meta):
+        fields = [*RunSerializer.Meta.fields, "items_created"]
+
+
+class RunFuseView(APIView):
+    """Fuse chosen runs of the project into a new run (POST ``{"runs": [id, …], "method",
+    "normalisation", "tag", "rrf_k", "depth", "pool_depth", "pool_method"}``): 201 with the new run;
+    400 naming the field for bad input (fewer than two runs, a run not of this project, runs with no
+    topic in common, a tag the project already has)."""
+
+    permission_classes = [IsResearcher]
+    parser_classes = [DepthLimitedJSONParser]
+
+    @extend_schema(request=FuseSerializer, responses={201: FusedRunSerializer})
+    def post(self, request: Request, project_pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        body = FuseSerializer(data=request.data)
+        if not body.is_valid():
+            return Response(ImportFailed(list(flatten_errors(body.errors))).as_dict(), status=400)
+        settings = dict(body.validated_data)
+        try:
+            fused = fuse_project_runs(project, settings.pop("runs"), **settings)
+        except ImportProblem as problem:
+            return Response({problem.field: [problem.message]}, status=status.HTTP_400_BAD_REQUEST)
+        run = with_line_totals(project.runs.all()).get(pk=fused.run.pk)
+        answer = {
+            **RunSerializer(run, context={"request": request}).data,
+            "items_created": fused.items_created,
+        }
+        return Response(answer, status=status.HTTP_201_CREATED)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from django.urls import path
 
 from evaluation.collection import api as collection_api
-from evaluation.collection import import_api, run_removal_views, runs_api
+from evaluation.collection import fusion_views, import_api, run_removal_views, runs_api
 from evaluation.collection import views as collection_views
 
 urlpatterns = [
     path("projects/<int:project_id>/import/", collection_views.project_import, name="project-import"),
+    path("projects/<int:project_id>/runs/fuse/", fusion_views.runs_fuse, name="runs-fuse"),
     path(
         "projects/<int:project_id>/runs/<int:run_id>/withdraw/",
         run_removal_views.run_withdraw,
@@ -44,6 +45,7 @@ urlpatterns = [
         name="judgement-import-api",
     ),
     path("api/projects/<int:project_pk>/runs/", runs_api.RunListView.as_view(), name="runs-api"),
+    path("api/projects/<int:project_pk>/runs/fuse/", runs_api.RunFuseView.as_view(), name="runs-fuse-api"),
     path("api/projects/<int:project_pk>/runs/<int:pk>/", run_removal_views.RunView.as_view(), name="run-api"),
     path(
         "api/projects/<int:project_pk>/runs/<int:pk>/withdraw/",

@@ -28,10 +28,39 @@ def snapshot_qrels(snapshot: GroundTruthSnapshot) -> Qrels:
 
 
 def qrels_text(snapshot: GroundTruthSnapshot) -> str:
-    """The snapshot as TREC qrels text (``topic 0 docno label``), sorted by topic then docno."""
+    """The snapshot as TREC qrels text (``topic 0 docno label``), sorted by topic then docno; a
+    pairwise project's as preferences (``preferences_text``)."""
+    if snapshot.project.type.compares_two:
+        return preferences_text(snapshot)
     out = io.StringIO()
     write_qrels(snapshot_qrels(snapshot), out)
     return out.getvalue()
+
+
+# The query of a pairwise item that names neither a topic nor an input (one field, never empty).
+NO_QUERY = "-"
+
+
+def preferences_text(snapshot: GroundTruthSnapshot) -> str:
+    """A pairwise snapshot as trec_eval's preference qrels (``trec_eval -R prefs``: ``qid jsg docno
+    rel``): each labelled item is a judgement sub-group ``pair<task id>`` of its two documents, the
+    preferred one rel 1 and the other 0. The query is the item's topic, or its input when it has no
+    topic (two summaries of one source), or ``-``. Plain ``topic 0 docno label`` qrels would keep
+    one document of the pair and drop the other, and write an item without a topic as ``None``."""
+    rows = snapshot.labels.filter(label__isnull=False).values_list(
+        "task_id",
+        "task__topic__external_id",
+        "task__input_id",
+        "task__document__external_id",
+        "task__document_b__external_id",
+        "label",
+    )
+    lines = []
+    for task, topic, input_id, first, second, label in rows.iterator(chunk_size=5000):
+        query = topic or input_id or NO_QUERY
+        lines.append((query, task, f"{query} pair{task} {first} {int(label == 0)}\n"))
+        lines.append((query, task, f"{query} pair{task} {second} {int(label == 1)}\n"))
+    return "".join(line for _, _, line in sorted(lines, key=lambda row: (row[0], row[1])))
 
 
 def qrels_response(snapshot: GroundTruthSnapshot) -> HttpResponse:

@@ -3,6 +3,8 @@
 - ``trec/``: trec_eval's measures (``measures``), TREC files in and out (``files``: qrels and runs;
   ``topics``: topic files), trec_eval's output layout (``layout``), measure names as trec_eval and
   ir_measures write them (``names``), pooling (``pooling``), set measures of ranked runs;
+- ``fusion/``: run fusion, reciprocal rank fusion and CombSUM/CombMNZ (one module each) over score
+  normalisations, equal to ranx's;
 - ``rouge/``: ROUGE-N, -L, -Lsum, -W, -S, -SU (``scores``) over its n-grams, LCS and text handling;
 - ``text/``: BLEU, chrF, TER, WER, one module each, and every output scored at once (``scores``);
 - ``significance``, ``intervals``, ``leaderboard``: tests and intervals over topics;

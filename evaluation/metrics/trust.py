@@ -29,9 +29,14 @@ def unjudged_share(run: Run, qrels: Qrels, cutoffs: Sequence[int] = (10, 100)) -
     """Per topic of the run that the qrels cover, the share of its top k documents (trec_eval order)
     that the qrels do not judge, for each cut-off k: ``{topic: {k: share}}``.
 
-    The share is over k (a run retrieving fewer than k documents counts the missing ranks as judged
-    nothing, like ``P@k`` counts them as not relevant), so it equals 1 − trec_eval's ``judged`` rate
-    when the run returns k or more.
+    The share is over the documents the run has in its top k, min(k, retrieved): the check asks how
+    much of what the run ranked there the ground truth has not judged, the part of its score that
+    rests on documents counted as non-relevant unseen. Over k itself, a run of 30 documents none of
+    them judged was 30 % unjudged at 100, below the flag, though its every document is unjudged
+    (issue 25). For a run that returns k or more the two agree, and equal 1 − the judged rate of
+    trec_eval's ``unj`` measure, which divides by k (``cranfield trec-eval -m unj`` keeps that).
+    A topic with no document at all counts as wholly unjudged, as a topic the run lacks does in the
+    evaluation job's check.
     """
     rankings = {topic: trec_order(scores) for topic, scores in run.items() if topic in qrels}
     return unjudged_share_of_rankings(rankings, qrels, cutoffs)
@@ -47,7 +52,10 @@ def unjudged_share_of_rankings(
         if topic not in qrels:
             continue
         judged = qrels[topic]
-        shares[topic] = {k: sum(1 for doc in ranked[:k] if doc not in judged) / k for k in cutoffs}
+        shares[topic] = {
+            k: sum(1 for doc in ranked[:k] if doc not in judged) / min(k, len(ranked)) if ranked else 1.0
+            for k in cutoffs
+        }
     return shares
 
 

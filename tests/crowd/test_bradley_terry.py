@@ -73,3 +73,12 @@ def test_an_item_that_never_loses_has_no_finite_strength():
         bradley_terry([("a", "b", "a"), ("a", "c", "a"), ("b", "c", "b"), ("c", "b", "c")])
     with pytest.raises(BradleyTerryError, match="neither"):
         bradley_terry([("a", "b", "z")])
+
+
+def test_no_comparisons_give_no_strengths_as_crowd_kit_gives_none():
+    """Found on the way (issue 25, item 7): ``bradley_terry([])`` raised ZeroDivisionError."""
+    empty = pd.DataFrame({"worker": [], "left": [], "right": [], "label": []})
+    assert BradleyTerry(n_iter=10).fit(empty).scores_.empty
+    assert bradley_terry([]) == []
+    assert bradley_terry([], resamples=100) == []
+    assert fit_strengths(np.zeros((0, 0))).shape == (0,)

@@ -21,6 +21,7 @@ COMMANDS = [
     "agreement",
     "bleu",
     "compare",
+    "fuse",
     "meta-eval",
     "plot",
     "rouge",
@@ -106,6 +107,13 @@ def test_sets_imports_nothing_heavy(tmp_path):
     assert not packages & (HEAVY | {"annotation", "sacrebleu", "jiwer"}), sorted(packages)
 
 
+def test_fuse_imports_nothing_heavy(tmp_path):
+    (tmp_path / "a").write_text("1 Q0 d1 1 2.0 a\n1 Q0 d2 2 1.0 a\n")
+    (tmp_path / "b").write_text("1 Q0 d2 1 2.0 b\n1 Q0 d3 2 1.0 b\n")
+    packages = imported_packages("fuse", "a", "b", "--method", "combmnz", cwd=tmp_path)
+    assert not packages & (HEAVY | {"annotation", "ranx", "numba"}), sorted(packages)
+
+
 def test_rouge_imports_nltk_s_porter_stemmer_only_when_stemming_and_not_the_rest_of_nltk(tmp_path):
     (tmp_path / "pairs.jsonl").write_text('{"id": 1, "prediction": "cats sat", "references": ["cat"]}\n')
     plain = imported_packages("rouge", "pairs.jsonl", "--bootstrap", "0", cwd=tmp_path)
@@ -144,7 +152,9 @@ def test_choices_named_in_the_command_line_are_the_libraries_own():
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_reports_an_error_as_argparse_does(command, tmp_path, capsys):
     missing = str(tmp_path / "missing")
-    files = [missing, missing] if command in ("compare", "meta-eval", "sets", "trec-eval") else [missing]
+    files = (
+        [missing, missing] if command in ("compare", "fuse", "meta-eval", "sets", "trec-eval") else [missing]
+    )
     if command == "plot":
         files = ["pr", missing, missing, "-o", str(tmp_path / "plot.png")]
     assert main([command, *files]) == 2

@@ -167,3 +167,22 @@ def test_curl_urls_resolve_and_bodies_are_json(command):
             json.loads(value)
         if flag == "-H":
             assert re.fullmatch(r"[\w-]+: \S.*", value), value
+
+
+def test_the_readme_names_every_aggregation_method():
+    """Found on the way (issue 25, item 7): the README listed three of the ten methods."""
+    from annotation.crowd.aggregation.methods import METHODS
+
+    listed = re.search(r"# aggregate's METHOD: (.*?)\npython", README, flags=re.S)
+    assert listed, "the README's aggregate usage lost its METHOD list"
+    names = re.findall(r"[a-z][a-z-]+[a-z]", re.sub(r"\(.*?\)|#", " ", listed.group(1)))
+    assert sorted(names) == sorted(METHODS)
+
+
+def test_the_readme_says_no_option_is_missing_that_a_command_has():
+    """Found on the way (issue 25, item 7): it said ``aggregate`` had no ``--duplicates`` flag."""
+    from cranfield.cli import commands
+
+    claimed_missing = re.findall(r"no `(--[\w-]+)` (?:flag|option)", README)
+    helps = " ".join(cranfield_help(command) for command in commands())
+    assert not [option for option in claimed_missing if re.search(rf"{option}(?![\w-])", helps)]

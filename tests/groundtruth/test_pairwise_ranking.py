@@ -168,3 +168,25 @@ def test_a_system_in_fewer_than_ten_comparisons_gets_no_interval_but_the_reason(
     for name in ("A", "B"):
         assert ranking[name]["reason"] is None
         assert 0 <= ranking[name]["low"] <= ranking[name]["strength"] <= ranking[name]["high"] <= 1
+
+
+def test_the_qrels_download_of_a_pairwise_project_writes_each_pair_as_preferences(compared, researcher):
+    """Found on the way (issue 25, item 7): the download wrote ``None 0 docno label``, the topic of
+    an item without one and only its first document. Now trec_eval's preference qrels: per item a
+    judgement sub-group of its two documents, the preferred one rel 1, under its input as the query."""
+    project, snapshot = compared
+    url = reverse("snapshot-qrels-api", args=[project.pk, snapshot.version])
+    text = api(researcher).get(url).content.decode()
+    assert "None" not in text
+    lines = [line.split() for line in text.splitlines()]
+    assert all(len(fields) == 4 for fields in lines)
+    labels = dict(snapshot.labels.values_list("task_id", "label"))
+    assert len(lines) == 2 * len(labels)
+    by_group: dict[str, dict[str, int]] = {}
+    for query, group, document, rel in lines:
+        by_group.setdefault(group, {})[document] = int(rel)
+        assert document.endswith(f"-{query}")  # the input both outputs summarise
+    for task in project.tasks.all():
+        preferred = task.document if labels[task.pk] == 0 else task.document_b
+        other = task.document_b if labels[task.pk] == 0 else task.document
+        assert by_group[f"pair{task.pk}"] == {preferred.external_id: 1, other.external_id: 0}

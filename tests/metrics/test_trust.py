@@ -60,9 +60,22 @@ def test_unjudged_shares_equal_a_direct_count(cranfield):
         for qid, by_cutoff in shares.items():
             ranked = trec_order(run[qid])
             for k, share in by_cutoff.items():
-                assert share == sum(doc not in qrels[qid] for doc in ranked[:k]) / k
+                assert share == sum(doc not in qrels[qid] for doc in ranked[:k]) / min(k, len(ranked))
         mean = mean_unjudged_share(shares)
         assert mean[10] == pytest.approx(sum(s[10] for s in shares.values()) / len(shares))
+
+
+def test_a_run_shorter_than_k_has_its_unjudged_share_over_what_it_retrieved():
+    """Found on the way (issue 25, item 7): the share was over k, so at 100 a run of 30 documents,
+    none judged, showed 30 % unjudged; every document it ranked is unjudged."""
+    qrels = {"1": {f"judged{i}": 1 for i in range(200)}}
+    short = {"1": {f"unseen{i}": 30.0 - i for i in range(30)}}
+    assert unjudged_share(short, qrels, (10, 100)) == {"1": {10: 1.0, 100: 1.0}}
+    half = {"1": {f"{'judged' if i % 2 else 'unseen'}{i}": 40.0 - i for i in range(40)}}
+    assert unjudged_share(half, qrels, (10, 100)) == {"1": {10: 0.5, 100: 0.5}}
+    long = {"1": {f"{'judged' if i < 150 else 'unseen'}{i}": 200.0 - i for i in range(200)}}
+    assert unjudged_share(long, qrels, (100, 200)) == {"1": {100: 0.0, 200: 0.25}}
+    assert unjudged_share({"1": {}}, qrels, (10,)) == {"1": {10: 1.0}}
 
 
 def test_leave_one_run_out_equals_pytrec_eval_on_qrels_without_its_unique_documents(cranfield):

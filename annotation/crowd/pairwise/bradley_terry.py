@@ -55,7 +55,9 @@ def strongly_connected(wins: np.ndarray) -> bool:
 
 def fit_strengths(wins: np.ndarray, tolerance: float = 1e-12, max_iterations: int = 100_000) -> np.ndarray:
     """Hunter's MM iteration p_i ← W_i / Σ_j n_ij / (p_i + p_j), scaled to sum 1, until the largest
-    change is below ``tolerance``."""
+    change is below ``tolerance``. No items, no strengths."""
+    if len(wins) == 0:
+        return np.zeros(0)
     if not strongly_connected(wins):
         raise BradleyTerryError(
             "the comparisons are not strongly connected: some item never loses (or never wins) against "
@@ -78,7 +80,10 @@ def bradley_terry(
     comparisons: Sequence[Comparison], *, resamples: int = 0, level: float = 0.95, seed: int = 0
 ) -> list[Strength]:
     """Each item's strength (sum 1), strongest first, with a percentile bootstrap interval over the
-    comparisons when ``resamples`` > 0 (resamples that are not strongly connected are skipped)."""
+    comparisons when ``resamples`` > 0 (resamples that are not strongly connected are skipped). No
+    comparisons, no items: an empty list, as crowd-kit's ``BradleyTerry`` gives empty scores."""
+    if not comparisons:
+        return []
     items, wins = win_matrix(comparisons)
     strengths = fit_strengths(wins)
     low, high = (
