@@ -28,6 +28,7 @@ from evaluation.metrics.trec.files import write_qrels, write_run
 from evaluation.models import ImportJob
 
 MOST_ERRORS = 20  # documents refused, listed in one answer
+OFFLINE = "without a network, put the dataset's files under IR_DATASETS_HOME (see the README)"
 
 
 class ImportChoiceSerializer(StrictSerializer):
@@ -124,6 +125,12 @@ def check_choice(choice: reading.Choice) -> list[dict[str, str]]:
         return reading.read_topics(dataset, choice)
     except reading.DatasetProblem as problem:
         raise ImportFailed([(problem.field, problem.message)]) from problem
+    except Exception as error:  # whatever ir_datasets raises, the answer names the dataset
+        # Typically a download that found no network (``All download sources failed``).
+        reason = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
+        raise ImportFailed(
+            [("dataset", f"ir_datasets could not read {choice.dataset!r}'s queries ({reason}); {OFFLINE}")]
+        ) from error
 
 
 def create_import(user: Any, project: Project, choice: reading.Choice) -> ImportJob:

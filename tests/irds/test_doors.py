@@ -186,3 +186,27 @@ def test_the_export_downloads_from_page_api_and_command(client, researcher, proj
         "export_ir_datasets", str(project.pk), str(tmp_path / "out"), "--folder", stderr=io.StringIO()
     )
     assert (tmp_path / "out" / "docs.jsonl").read_text() == '{"doc_id": "d1", "title": "", "text": "x"}\n'
+
+
+def test_a_dataset_whose_files_cannot_be_read_is_a_400_naming_the_dataset(researcher, project, tmp_path):
+    import ir_datasets
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.formats import GenericDoc, TsvDocs, TsvQueries
+    from ir_datasets.util import LocalDownload
+
+    name = f"test-unreadable-{tmp_path.name}"
+    missing = tmp_path / "not-downloaded"
+    ir_datasets.registry.register(
+        name,
+        Dataset(
+            TsvDocs(LocalDownload(missing / "docs.tsv"), GenericDoc),
+            TsvQueries(LocalDownload(missing / "q.tsv")),
+        ),
+    )
+    response = post_import(researcher, project, {"dataset": name, "qrels": "none"})
+    assert response.status_code == 400
+    [message] = response.json()["dataset"]
+    assert (
+        message.startswith(f"ir_datasets could not read {name!r}'s queries") and "IR_DATASETS_HOME" in message
+    )
+    assert not ImportJob.objects.exists()
