@@ -1,6 +1,7 @@
-"""What an import takes from an ir_datasets dataset, read with the ``ir-datasets`` package itself.
+"""What an import takes from an ir_datasets dataset, read with the ``ir-datasets`` package itself (pure:
+no Django, as the import-linter contract checks).
 
-Plain Python on plain data (no Django): a ``Choice`` says which dataset, fields and subset; the
+A ``Choice`` says which dataset, fields and subset; the
 functions check it against the dataset and yield topics, documents, qrels and scoreddocs as the
 collection import takes them. Every refusal is a ``DatasetProblem`` naming the field of the request
 (``dataset``, ``query_field``, ``doc_fields``, ``topics`` …), raised before anything is stored.

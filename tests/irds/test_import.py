@@ -5,6 +5,7 @@ is a job with progress, all or nothing."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -238,3 +239,47 @@ def test_the_full_cranfield_imported_offline_equals_the_demo_on_its_topics(resea
         assert (title, abstract({"T": title, "W": text})) == (document["title"], document["text"])
     assert project.external_qrels.get().judgements == demo_reference_qrels()
     assert job.summary["qrels_left_out"] == 1837 - 327
+
+
+def test_manage_py_imports_cranfield_by_its_id_offline_from_ir_datasets_home(cranfield_home, tmp_path):
+    """The whole path a user takes offline, in fresh processes on a database of their own: the real
+    ``cranfield`` id, read from IR_DATASETS_HOME, into a new project by ``manage.py import_ir_datasets``."""
+    from tests.conftest import PROJECT_DIR
+
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("DATABASE_URL", "REDIS_URL"))
+    }
+    env |= {
+        "DEBUG": "true",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "IR_DATASETS_HOME": str(cranfield_home),
+        "DJANGO_SUPERUSER_PASSWORD": "not-used-0123456789",
+    }
+
+    def manage(*arguments: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "manage.py", *arguments],
+            cwd=PROJECT_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    manage("migrate", "-v0")
+    manage("createsuperuser", "--noinput", "--username", "researcher", "--email", "r@example.org")
+    out = manage(
+        "import_ir_datasets",
+        "cranfield",
+        "--create",
+        "Cranfield",
+        "--owner",
+        "researcher",
+        "--title-field",
+        "title",
+    )
+    assert "1400 documents" in out and "225 topics" in out and "1837 reference judgements" in out
