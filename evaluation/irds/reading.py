@@ -1,10 +1,10 @@
 """What an import takes from an ir_datasets dataset, read with the ``ir-datasets`` package itself (pure:
 no Django, as the import-linter contract checks).
 
-A ``Choice`` says which dataset, fields and subset; the
-functions check it against the dataset and yield topics, documents, qrels and scoreddocs as the
-collection import takes them. Every refusal is a ``DatasetProblem`` naming the field of the request
-(``dataset``, ``query_field``, ``doc_fields``, ``topics`` …), raised before anything is stored.
+A ``Choice`` says which dataset, fields and subset; the functions check it against the dataset and yield
+topics, documents, qrels and scoreddocs as the collection import takes them. Every refusal is a
+``DatasetProblem`` naming the field of the request (``dataset``, ``query_field``, ``doc_fields``,
+``topics`` …), raised before anything is stored.
 
 ``ir_datasets`` is imported inside the functions: it registers several hundred datasets when first
 imported, which a page or command that never reads one should not pay for.
@@ -25,6 +25,7 @@ PLANNED_QRELS_USES = {
 # Separates the text fields of a document joined into its text.
 FIELD_JOINER = "\n\n"
 MOST_LISTED = 10  # unknown topics named in one message
+PROGRESS_EVERY = 10_000  # documents read between two progress reports
 
 
 class DatasetProblem(ValueError):
@@ -218,7 +219,7 @@ def read_documents(
     progress: Callable[[int], None] = lambda count: None,
 ) -> Iterator[dict[str, str]]:
     """The documents as ``{"id", "title", "text"}`` in the dataset's order, the chosen text fields
-    joined; ``progress`` is told every 10,000 documents read.
+    joined; ``progress`` is told every ``PROGRESS_EVERY`` documents read.
 
     With ``max_documents``, the documents ``named`` (by the kept topics' qrels and scoreddocs) come
     first — so the judged and retrieved ones survive the cap — and the others fill what is left.
@@ -227,7 +228,7 @@ def read_documents(
     room_for_others = max(cap - len(named), 0) if cap is not None else None
     taken = others = 0
     for index, doc in enumerate(dataset.docs_iter(), start=1):
-        if index % 10_000 == 0:
+        if index % PROGRESS_EVERY == 0:
             progress(index)
         if cap is not None:
             if doc.doc_id in named:

@@ -140,6 +140,52 @@ def test_documents_whose_chosen_fields_are_empty_are_kept_and_named(researcher, 
     assert job.summary["documents_empty"] == 1 and job.summary["empty_document_ids"] == ["d2"]
 
 
+def test_the_job_shows_its_stage_and_progress_as_it_reads(researcher, demo_dataset, monkeypatch):
+    from evaluation.collection import import_jobs
+    from evaluation.irds import reading
+
+    monkeypatch.setattr(reading, "PROGRESS_EVERY", 200)
+    seen: list[tuple[str, float]] = []
+    real = import_jobs.set_stage
+    monkeypatch.setattr(
+        import_jobs,
+        "set_stage",
+        lambda job, stage, share: seen.append((stage, share)) or real(job, stage, share),
+    )
+    job = run_import(Project.objects.create(name="progress", owner=researcher), {"dataset": demo_dataset})
+    assert job.status == ImportJob.Status.DONE
+    stages = [stage for stage, _ in seen]
+    assert stages[0] == "read 25 queries; reading the qrels and scoreddocs"
+    assert [s for s in stages if s.startswith("reading documents")] == [
+        f"reading documents ({n:,} read)" for n in (200, 400, 600)
+    ]
+    assert stages[-1] == "checking and storing 790 documents (all or nothing)"
+    shares = [share for _, share in seen]
+    assert shares == sorted(shares) and shares[-1] < 1.0
+
+
+def test_a_job_cancelled_while_reading_stores_nothing(researcher, demo_dataset, monkeypatch):
+    from evaluation.collection import import_jobs
+    from evaluation.irds import reading
+    from evaluation.jobs import lifecycle
+
+    monkeypatch.setattr(reading, "PROGRESS_EVERY", 200)
+    real = import_jobs.set_stage
+
+    def cancel_at_documents(job_id: int, stage: str, share: float) -> None:
+        if stage.startswith("reading documents"):
+            lifecycle.cancel(import_jobs.IMPORT_JOBS, job_id, "the owner")
+        real(job_id, stage, share)
+
+    monkeypatch.setattr(import_jobs, "set_stage", cancel_at_documents)
+    project = Project.objects.create(name="cancelled", owner=researcher)
+    job = run_import(project, {"dataset": demo_dataset})
+    assert job.status == ImportJob.Status.CANCELLED
+    assert (
+        not project.topics.exists() and not project.documents.exists() and not project.external_qrels.exists()
+    )
+
+
 def test_a_problem_found_by_the_worker_leaves_nothing_half_imported(researcher, tmp_path):
     name = register(
         "test-bad-doc-id",
