@@ -17,11 +17,13 @@ from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from evaluation.collection.flow import ImportFailed
 from evaluation.irds.api import export_response
 from evaluation.irds.importing import choice_from, send_import
+from evaluation.models import ImportJob
 
 # The form's fields read as text; the list fields split on commas or whitespace.
 LIST_FIELDS = ("doc_fields", "topics")
 TEXT_FIELDS = ("dataset", "query_field", "description_field", "title_field", "qrels", "qrels_name", "run_tag")
 NUMBER_FIELDS = ("max_documents", "relevant_from", "pool_depth")
+JOBS_LISTED = 10  # the newest import jobs the page lists
 
 
 def form_request(post) -> dict:
@@ -43,9 +45,10 @@ def form_request(post) -> dict:
 @login_required
 @require_http_methods(["GET", "POST"])
 def project_import_ir_datasets(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
-    """Queue an import of an ir_datasets dataset into the project (the API's request, as a form).
-    A refusal lists each problem by field and keeps what was typed; a queued job is followed on the
-    project page."""
+    """Queue an import of an ir_datasets dataset into the project (the API's request, as a form), and
+    list the project's ir_datasets import jobs with their stage and progress, or what they created,
+    or why they were refused. A refusal of the form lists each problem by field and keeps what was
+    typed; a queued job is followed here."""
     project = owned_project(request.user, project_id)
     errors: list[str] = []
     if request.method == "POST":
@@ -55,11 +58,12 @@ def project_import_ir_datasets(request: AuthenticatedHttpRequest, project_id: in
             errors = failure.as_lines()
         else:
             messages.success(request, f"Import job {job.pk} queued: {job.options['dataset']} is being read.")
-            return redirect("project-page", project_id=project.pk)
+            return redirect("project-import-ir-datasets", project_id=project.pk)
+    jobs = ImportJob.objects.filter(project=project, kind=ImportJob.Kind.IR_DATASETS).defer("body")
     return render(
         request,
         "evaluation/project_import_ir_datasets.html",
-        {"project": project, "errors": errors, "typed": request.POST},
+        {"project": project, "errors": errors, "typed": request.POST, "jobs": jobs[:JOBS_LISTED]},
         status=400 if errors else 200,
     )
 

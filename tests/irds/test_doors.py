@@ -113,10 +113,13 @@ def test_the_import_page_has_the_form_and_queues_the_job(client, researcher, pro
     }
     with TestCase.captureOnCommitCallbacks(execute=True):
         response = client.post(url, form)
-    assert response.status_code == 302 and response.url == reverse("project-page", args=[project.pk])
+    assert response.status_code == 302 and response.url == url
     embedded.run_queued()
     job = ImportJob.objects.get()
     assert job.status == "done" and job.options["doc_fields"] == ["title", "text"]
+    listed = client.get(url).content.decode()  # the page follows the job: its state and what it made
+    assert f'<th scope="row">{job.pk}</th><td>{demo_dataset}</td><td>Done</td>' in listed
+    assert "2 topics, " in listed and "100 %" in listed
     document = project.documents.get(external_id="2")
     assert document.text.startswith("simple shear flow past a flat plate") and "\n\n" in document.text
     assert not project.external_qrels.exists()
@@ -210,3 +213,18 @@ def test_a_dataset_whose_files_cannot_be_read_is_a_400_naming_the_dataset(resear
         message.startswith(f"ir_datasets could not read {name!r}'s queries") and "IR_DATASETS_HOME" in message
     )
     assert not ImportJob.objects.exists()
+
+
+def test_the_page_lists_a_job_the_worker_refused_with_its_errors(client, researcher, project, tmp_path):
+    from tests.irds.local_datasets import register
+
+    docs = [{"doc_id": "has space", "title": "", "text": "words"}]
+    name = register("test-page-refused", tmp_path, docs=docs, queries=[("q1", "a query")])
+    url = reverse("project-import-ir-datasets", args=[project.pk])
+    client.force_login(researcher)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert client.post(url, {"dataset": name, "qrels": "none"}).status_code == 302
+    embedded.run_queued()
+    listed = client.get(url).content.decode()
+    assert "<td>Failed</td><td>refused: nothing was imported</td>" in listed
+    assert "<li>documents[has space].id: " in listed and not project.topics.exists()
