@@ -133,10 +133,23 @@ def check_choice(choice: reading.Choice) -> list[dict[str, str]]:
         ) from error
 
 
+def check_names(project: Project, choice: reading.Choice) -> None:
+    """Refuse at once a qrels name or run tag the project already has (the worker would refuse it)."""
+    if choice.qrels == "reference" and project.external_qrels.filter(name=choice.reference_name()).exists():
+        raise ImportFailed(
+            [("qrels_name", f"the project already has external qrels named {choice.reference_name()!r}")]
+        )
+    if choice.scoreddocs and project.runs.filter(tag=choice.scoreddocs_tag()).exists():
+        raise ImportFailed(
+            [("run_tag", f"a run tagged {choice.scoreddocs_tag()!r} already exists in this project")]
+        )
+
+
 def create_import(user: Any, project: Project, choice: reading.Choice) -> ImportJob:
     """The import as a queued job of ``user`` into ``project``, checked first (``check_choice``) and
     not yet sent: ``send_import`` sends it to a worker, the command line runs it itself."""
     check_choice(choice)
+    check_names(project, choice)
     return ImportJob.objects.create(
         kind=ImportJob.Kind.IR_DATASETS,
         requested_by=user,

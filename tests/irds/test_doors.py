@@ -228,3 +228,18 @@ def test_the_page_lists_a_job_the_worker_refused_with_its_errors(client, researc
     listed = client.get(url).content.decode()
     assert "<td>Failed</td><td>refused: nothing was imported</td>" in listed
     assert "<li>documents[has space].id: " in listed and not project.topics.exists()
+
+
+def test_a_second_import_under_the_same_qrels_name_or_run_tag_is_refused_at_once(
+    researcher, project, demo_dataset
+):
+    body = {"dataset": demo_dataset, "topics": ["3"], "scoreddocs": True}
+    assert post_import(researcher, project, body).status_code == 202
+    embedded.run_queued()
+    again = {"dataset": demo_dataset, "topics": ["19"], "scoreddocs": True}
+    assert post_import(researcher, project, again).json() == {
+        "qrels_name": [f"the project already has external qrels named {demo_dataset!r}"]
+    }
+    answer = post_import(researcher, project, {**again, "qrels_name": "second"}).json()
+    assert answer == {"run_tag": [f"a run tagged '{demo_dataset}-scoreddocs' already exists in this project"]}
+    assert ImportJob.objects.count() == 1
