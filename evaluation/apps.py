@@ -13,6 +13,7 @@ class EvaluationConfig(AppConfig):
         from evaluation.bundle.archive import import_bundle_job
         from evaluation.collection.import_jobs import register_importer
         from evaluation.ground_truth.jobs import on_judgements_changed
+        from evaluation.irds.importing import import_dataset_job
         from evaluation.models import ImportJob
         from evaluation.scoring import receivers
 
@@ -23,3 +24,4 @@ class EvaluationConfig(AppConfig):
         signals.snapshot_written.connect(receivers.on_snapshot_written, dispatch_uid="score-new-snapshot")
         # Bundles are imported as import jobs of their own kind.
         register_importer(ImportJob.Kind.BUNDLE, import_bundle_job)
+        register_importer(ImportJob.Kind.IR_DATASETS, import_dataset_job)

@@ -270,8 +270,9 @@ class RunScore(models.Model):
 
 
 class ImportJob(JobState):
-    """A large import run by a worker: a collection (the import API's JSON body) into a project, or a
-    test-collection bundle (``evaluation.bundle.archive``) into a new project.
+    """A large import run by a worker: a collection (the import API's JSON body) into a project, a
+    test-collection bundle (``evaluation.bundle.archive``) into a new project, or an ir_datasets
+    dataset read by the worker itself (``evaluation.irds``: the request in ``options``, no body).
 
     The body is received in chunks and kept, compressed, in ``ImportJobChunk`` rows until the job has
     read it: the web process never holds it whole, no statement carries more than a chunk (PostgreSQL
@@ -290,6 +291,7 @@ class ImportJob(JobState):
     class Kind(models.TextChoices):
         COLLECTION = "collection", "Collection (topics, documents, runs, items)"
         BUNDLE = "bundle", "Test-collection bundle"
+        IR_DATASETS = "irds", "ir_datasets dataset (read by the worker)"
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)

@@ -15,4 +15,5 @@ urlpatterns = [
     path("", include("evaluation.texts.urls")),
     path("", include("evaluation.scoring.urls")),
     path("", include("evaluation.bundle.urls")),
+    path("", include("evaluation.irds.urls")),
 ]

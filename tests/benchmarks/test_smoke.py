@@ -110,6 +110,18 @@ def test_imports_benchmark_quick_mode_runs_jobs_through_a_real_worker(redis_url)
     assert "imported as a new project in" in stdout
 
 
+def test_ir_datasets_benchmark_quick_mode_imports_a_registered_collection_as_a_job(redis_url):
+    """The ir_datasets import benchmark on a small scale: a generated collection registered with
+    ir_datasets, imported by the import job in its own database, every record stored."""
+    stdout = run_on_own_services("bench_ir_datasets.py", redis_url, 7, "--quick")
+    assert "cores: " in stdout
+    assert re.search(
+        r"\| 2,000 documents, 20 topics, 400 qrels, a run of 2,000 lines pooled to 10 \(200 items\) "
+        r"\| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|",
+        stdout,
+    )
+
+
 def test_judgements_benchmark_imports_and_builds_ground_truths_on_a_small_scale(redis_url):
     """Judgements in through the API's import and ground truths out, small: every judgement stored
     (the benchmark checks), the COPY floor beside each import, crowd-kit's Dawid–Skene beside ours."""
