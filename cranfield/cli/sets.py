@@ -41,6 +41,12 @@ def register(subparsers) -> None:
     parser.add_argument("-l", dest="relevance_level", type=int, default=1, help="lowest relevant qrels value")
     parser.add_argument("-q", dest="per_query", action="store_true", help="print each topic's values too")
     parser.add_argument("--json", action="store_true", help="print JSON instead of trec_eval's layout")
+    parser.add_argument(
+        "--matrix",
+        action="store_true",
+        help="print each topic's hits and misses instead: TP (relevant retrieved), FP (non-relevant "
+        "retrieved), FN (relevant missed), TN (non-relevant not retrieved), and their sums",
+    )
     parser.set_defaults(handler=run_sets)
 
 
@@ -61,6 +67,8 @@ def run_sets(args: argparse.Namespace) -> int:
         raise CommandError(error) from error
     if not confusions:
         raise CommandError("the qrels name no topic")
+    if args.matrix:
+        return print_matrix(confusions, tag, size, args)
     per_topic = {topic: set_measures(confusion, args.beta) for topic, confusion in confusions.items()}
     names = list(next(iter(per_topic.values())))
     mean = {name: sum(values[name] for values in per_topic.values()) / len(per_topic) for name in names}
@@ -85,5 +93,30 @@ def run_sets(args: argparse.Namespace) -> int:
     print(
         f"# top {args.k or 'all'} per topic, F with beta {args.beta:g}, relevant: qrels >= "
         f"{args.relevance_level}, collection: {size} ({source}), {len(per_topic)} topics"
+    )
+    return 0
+
+
+def print_matrix(confusions: dict, tag: str, size: int, args: argparse.Namespace) -> int:
+    """The hits-misses matrix of each topic (natural order) and their sums, as a table or JSON."""
+    from evaluation.metrics.natural_order import natural_sorted
+
+    cells = ("tp", "fp", "fn", "tn")
+    topics = natural_sorted(confusions)
+    rows = {topic: {cell: getattr(confusions[topic], cell) for cell in cells} for topic in topics}
+    total = {cell: sum(row[cell] for row in rows.values()) for cell in cells}
+    if args.json:
+        json.dump(
+            {"runid": tag, "collection_size": size, "per_query": rows, "all": total}, sys.stdout, indent=2
+        )
+        print()
+        return 0
+    width = max(len("topic"), *(len(topic) for topic in topics))
+    print(f"{'topic':<{width}}  {'TP':>8}  {'FP':>8}  {'FN':>8}  {'TN':>10}")
+    for topic, row in [*rows.items(), ("all", total)]:
+        print(f"{topic:<{width}}  {row['tp']:>8}  {row['fp']:>8}  {row['fn']:>8}  {row['tn']:>10}")
+    print(
+        f"# top {args.k or 'all'} per topic of {tag}, relevant: qrels >= {args.relevance_level}, "
+        f"collection: {size}; TP + FP = retrieved, TP + FN = relevant, TN = the rest"
     )
     return 0

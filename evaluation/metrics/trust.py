@@ -21,6 +21,7 @@ from annotation.crowd.minimums import ITEMS_FOR_KAPPA, Minimum
 from evaluation.metrics.natural_order import natural_sorted
 from evaluation.metrics.trec.files import Qrels, Run, trec_order
 from evaluation.metrics.trec.measures import aggregate, evaluate_many
+from evaluation.metrics.trec.names import trec_eval_specs
 
 # --- unjudged documents --------------------------------------------------------------------------
 
@@ -139,10 +140,12 @@ def leave_one_out(
     not been pooled would be. Results in the order of ``runs``.
     """
     groups = groups or {name: name for name in runs}
+    # ``measure`` as trec_eval prints it (P_10), scored by its -m argument (P.10).
+    spec = trec_eval_specs([measure])
     full = {
         name: aggregate(per_topic)[measure]
         for name, per_topic in evaluate_many(
-            qrels, runs, [measure], complete=True, relevance_level=relevance_level
+            qrels, runs, spec, complete=True, relevance_level=relevance_level
         ).items()
     }
     ranks = _ranks(full)
@@ -155,7 +158,7 @@ def leave_one_out(
         left_out = evaluate_many(
             reduced,
             {name: runs[name] for name in members},
-            [measure],
+            spec,
             complete=True,
             relevance_level=relevance_level,
         )

@@ -20,12 +20,15 @@ COMMANDS = [
     "aggregate",
     "agreement",
     "bleu",
+    "bradley-terry",
     "compare",
     "fuse",
     "meta-eval",
     "plot",
+    "pool-bias",
     "rouge",
     "sets",
+    "tau",
     "trec-eval",
     "wer",
 ]
@@ -153,7 +156,9 @@ def test_choices_named_in_the_command_line_are_the_libraries_own():
 def test_every_command_reports_an_error_as_argparse_does(command, tmp_path, capsys):
     missing = str(tmp_path / "missing")
     files = (
-        [missing, missing] if command in ("compare", "fuse", "meta-eval", "sets", "trec-eval") else [missing]
+        [missing, missing]
+        if command in ("compare", "fuse", "meta-eval", "pool-bias", "sets", "tau", "trec-eval")
+        else [missing]
     )
     if command == "plot":
         files = ["pr", missing, missing, "-o", str(tmp_path / "plot.png")]

@@ -189,3 +189,38 @@ def test_sets_refuses_a_collection_smaller_than_the_documents_named(files, capsy
     directory, _, _ = files
     assert main(["sets", str(directory / "qrels"), str(directory / "one"), "--collection-size", "3"]) == 2
     assert "collection_size 3 is smaller" in capsys.readouterr().err
+
+
+def test_sets_matrix_is_trec_evals_counts_and_the_top_k_counted_by_hand(files, capsys):
+    """All retrieved: TP = num_rel_ret, FP = num_ret − num_rel_ret, FN = num_rel − num_rel_ret (pytrec_eval);
+    the top 5 counted from the run by hand; TN is the rest of the collection."""
+    directory, qrels, runs = files
+    arguments = ["sets", "--matrix", "--json", str(directory / "qrels"), str(directory / "one")]
+    assert main(arguments) == 0
+    matrix = json.loads(capsys.readouterr().out)
+    size = matrix["collection_size"]
+    counts = pytrec_eval.RelevanceEvaluator(qrels, {"num_ret", "num_rel", "num_rel_ret"}).evaluate(
+        runs["one"]
+    )
+    for topic, row in matrix["per_query"].items():
+        expected = counts[topic]
+        assert row["tp"] == expected["num_rel_ret"]
+        assert row["fp"] == expected["num_ret"] - expected["num_rel_ret"]
+        assert row["fn"] == expected["num_rel"] - expected["num_rel_ret"]
+        assert sum(row.values()) == size
+    assert matrix["all"] == {
+        cell: sum(row[cell] for row in matrix["per_query"].values()) for cell in matrix["all"]
+    }
+    assert main(["sets", "--matrix", "-k", "5", str(directory / "qrels"), str(directory / "one")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["topic", "TP", "FP", "FN", "TN"] and lines[-1].startswith("# top 5")
+    for line in lines[1:-2]:
+        topic, tp, fp, fn, _ = line.split()
+        top = trec_order(runs["one"][topic])[:5]
+        relevant = {doc for doc, rel in qrels[topic].items() if rel >= 1}
+        assert (int(tp), int(fp), int(fn)) == (
+            len(relevant & set(top)),
+            len(set(top) - relevant),
+            len(relevant - set(top)),
+        )
+    assert lines[-2].split()[0] == "all"
