@@ -8,6 +8,7 @@ from pathlib import Path
 from cranfield.cli import CommandError
 
 KINDS = ("pr", "roc", "det", "qq", "per-topic")
+QQ_AGAINST = ("differences", "run", "normal")
 FORMATS = (".png", ".svg")
 
 
@@ -26,7 +27,9 @@ def register(subparsers) -> None:
     )
     parser.add_argument("kind", choices=KINDS)
     parser.add_argument("qrels", help="qrels file: qid iter docno rel")
-    parser.add_argument("runs", nargs="+", metavar="RUN", help="run file(s); qq takes exactly two")
+    parser.add_argument(
+        "runs", nargs="+", metavar="RUN", help="run file(s); qq takes two (one with --against normal)"
+    )
     parser.add_argument("-o", dest="output", required=True, help="the image to write: a .png or .svg name")
     parser.add_argument(
         "-m",
@@ -35,6 +38,14 @@ def register(subparsers) -> None:
         help="qq and per-topic: one measure, map (default), ndcg_cut_10, nDCG@10 …",
     )
     parser.add_argument("-l", dest="relevance_level", type=int, default=1, help="lowest relevant qrels value")
+    parser.add_argument(
+        "--against",
+        choices=QQ_AGAINST,
+        default="differences",
+        help="qq: differences (default: RUN1 - RUN2 per topic against the fitted normal), run (RUN1's "
+        "per-topic values against RUN2's, two samples' quantiles), normal (one RUN's against the "
+        "fitted normal)",
+    )
     parser.add_argument(
         "--trec-eval-version",
         default="10.0",
@@ -53,8 +64,11 @@ def run_plot(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in FORMATS:
         raise CommandError(f"-o: the file name must end in .png or .svg, got {args.output!r}")
-    if args.kind == "qq" and len(args.runs) != 2:
-        raise CommandError(f"qq compares two runs, got {len(args.runs)}")
+    wanted = 1 if args.against == "normal" else 2
+    if args.kind == "qq" and len(args.runs) != wanted:
+        raise CommandError(
+            f"qq --against {args.against} takes {wanted} run{'s' if wanted > 1 else ''}, got {len(args.runs)}"
+        )
     try:
         args.measure = trec_eval_name(args.measure)  # nDCG@10 is drawn and titled as ndcg_cut_10
         qrels = read_qrels(args.qrels)
@@ -139,7 +153,20 @@ def binary_curves(qrels, runs: dict, args: argparse.Namespace):
 def differences_qq(qrels, runs: dict, args: argparse.Namespace):
     from evaluation.metrics import curves, plot_data, plotting
 
-    (first, a), (second, b) = per_topic_values(qrels, runs, args.measure, args.relevance_level).items()
+    values = per_topic_values(qrels, runs, args.measure, args.relevance_level)
+    if args.against == "normal":
+        ((name, scores),) = values.items()
+        ordered = [scores[topic] for topic in sorted(scores)]
+        if len(ordered) < 3:
+            raise CommandError(f"{len(ordered)} topics: a Q-Q plot needs at least 3")
+        points = curves.qq_against_distribution(ordered)
+        return plotting.qq_figure(points, "Normal quantiles (fitted)", f"{args.measure} of {name}, per topic")
+    (first, a), (second, b) = values.items()
+    if args.against == "run":
+        if len(a) < 3:
+            raise CommandError(f"{len(a)} topics: a Q-Q plot needs at least 3")
+        points = curves.qq_two_samples(list(a.values()), list(b.values()))
+        return plotting.qq_figure(points, f"{args.measure} of {second}", f"{args.measure} of {first}")
     _, differences = plot_data.topic_differences(a, b)
     if len(differences) < 3:
         raise CommandError(f"{len(differences)} topics: a Q-Q plot needs at least 3")

@@ -14,6 +14,7 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from annotation.models import Project
 from evaluation.collection.runs import stored_run
 from evaluation.metrics import curves, plot_data, plotting
+from evaluation.metrics.natural_order import natural_sorted
 from evaluation.metrics.trec.names import measure_name_or_as_given
 from evaluation.models import Evaluation, RunScore
 
@@ -46,8 +47,25 @@ def evaluation_figure(evaluation: Evaluation, kind: str, query: Mapping[str, str
         return plotting.per_topic_figure(per_topic_data(evaluation, measure), measure)
     if kind == "qq":
         measure = measure_name_or_as_given(query.get("measure", DEFAULT_MEASURE))
-        first, second = run_parameter(query, "a", required=True), run_parameter(query, "b", required=True)
-        points, names = difference_quantiles(evaluation, first, second, measure)  # type: ignore[arg-type]
+        against = query.get("against", "differences")
+        if against not in QQ_AGAINST:
+            raise BadParameter("against", f"must be one of {', '.join(QQ_AGAINST)}")
+        first = run_parameter(query, "a", required=True)
+        assert first is not None  # required: an absent one is a BadParameter
+        if against == "normal":
+            ((tag, values),) = topic_values(evaluation, [first], measure)
+            return plotting.qq_figure(
+                curves.qq_against_distribution(at_least_three(values)),
+                "Normal quantiles (fitted)",
+                f"{measure} of {tag}, per topic",
+            )
+        second = run_parameter(query, "b", required=True)
+        assert second is not None
+        if against == "run":
+            (tag_a, a), (tag_b, b) = topic_values(evaluation, [first, second], measure)
+            points = curves.qq_two_samples(at_least_three(a), at_least_three(b))
+            return plotting.qq_figure(points, f"{measure} of {tag_b}", f"{measure} of {tag_a}")
+        points, names = difference_quantiles(evaluation, first, second, measure)
         return plotting.qq_figure(
             points, "Normal quantiles (fitted)", f"{measure}: {names[0]} − {names[1]}, per topic"
         )
@@ -104,6 +122,40 @@ def per_topic_data(evaluation: Evaluation, measure: str) -> dict[str, dict[str, 
     if any(isinstance(value, str) for column in data.values() for value in column.values()):
         raise BadParameter("measure", f"{measure!r} is a string per topic, not a score")
     return data
+
+
+# What a Q-Q plot sets against what: the per-topic differences of runs a and b against the normal,
+# run a's per-topic values against run b's (two samples' quantiles), or run a's against the normal.
+QQ_AGAINST = ("differences", "run", "normal")
+
+
+def at_least_three(values: list[float]) -> list[float]:
+    if len(values) < 3:
+        raise NothingToPlot(f"{len(values)} topics: a Q-Q plot needs at least 3")
+    return values
+
+
+def topic_values(evaluation: Evaluation, run_ids: list[int], measure: str) -> list[tuple[str, list[float]]]:
+    """Each run's tag and per-topic values of ``measure`` (topics in natural order), in ``run_ids``'
+    order; ``a`` then ``b`` named in the error for a run the evaluation did not score."""
+    if len(set(run_ids)) != len(run_ids):
+        raise BadParameter("b", "must be another run than a")
+    rows = (
+        scores_of(evaluation)
+        .filter(run_id__in=run_ids)
+        .annotate(column=KeyTransform(measure, "per_topic"))
+        .values_list("run_id", "run__tag", "column")
+    )
+    found = {run_id: (tag, column) for run_id, tag, column in rows}
+    result = []
+    for name, run_id in zip("ab", run_ids, strict=False):
+        if run_id not in found:
+            raise BadParameter(name, f"run {run_id} is not scored in this evaluation")
+        tag, column = found[run_id]
+        if not isinstance(column, dict):
+            raise BadParameter("measure", f"no per-topic values of {measure!r} (e.g. map, P_10, ndcg)")
+        result.append((tag, [float(column[topic]) for topic in natural_sorted(column)]))
+    return result
 
 
 def difference_quantiles(

@@ -65,7 +65,13 @@ def test_plot_writes_a_valid_image_of_every_kind(files, kind, fmt):
 
 
 def options(**given) -> argparse.Namespace:
-    defaults = {"relevance_level": 1, "measure": "map", "trec_eval_version": "10.0", "kind": "roc"}
+    defaults = {
+        "relevance_level": 1,
+        "measure": "map",
+        "trec_eval_version": "10.0",
+        "kind": "roc",
+        "against": "differences",
+    }
     return argparse.Namespace(**(defaults | given))
 
 
@@ -117,7 +123,10 @@ def test_qq_takes_two_runs_and_a_known_image_format(files, capsys):
     directory, _, _ = files
     qrels, one = str(directory / "qrels"), str(directory / "one")
     assert main(["plot", "qq", qrels, one, "-o", str(directory / "x.png")]) == 2
-    assert "qq compares two runs, got 1" in capsys.readouterr().err
+    assert "qq --against differences takes 2 runs, got 1" in capsys.readouterr().err
+    two = str(directory / "two")
+    assert main(["plot", "qq", "--against", "normal", qrels, one, two, "-o", str(directory / "x.png")]) == 2
+    assert "qq --against normal takes 1 run, got 2" in capsys.readouterr().err
     assert main(["plot", "pr", qrels, one, "-o", str(directory / "x.gif")]) == 2
     assert "-o: the file name must end in .png or .svg" in capsys.readouterr().err
     assert main(["plot", "per-topic", qrels, one, "-m", "nope", "-o", str(directory / "x.svg")]) == 2
@@ -224,3 +233,23 @@ def test_sets_matrix_is_trec_evals_counts_and_the_top_k_counted_by_hand(files, c
             len(relevant - set(top)),
         )
     assert lines[-2].split()[0] == "all"
+
+
+def test_the_qq_plot_of_two_runs_is_statsmodels_and_of_one_run_the_fitted_normal(files):
+    from statsmodels.graphics.gofplots import ProbPlot
+
+    _, qrels, runs = files
+    one, two = (pytrec_eval.RelevanceEvaluator(qrels, {"P.10"}).evaluate(run) for run in runs.values())
+    first = [one[t]["P_10"] for t in sorted(qrels)]
+    second = [two[t]["P_10"] for t in sorted(qrels)]
+    figure = plot_command.differences_qq(qrels, runs, options(measure="P.10", against="run"))
+    x, y = figure.axes[0].lines[0].get_data()
+    np.testing.assert_allclose(y, np.sort(first))  # equal sizes: both samples' order statistics
+    np.testing.assert_allclose(x, np.sort(second))
+    figure = plot_command.differences_qq(
+        qrels, {"one": runs["one"]}, options(measure="P.10", against="normal")
+    )
+    x, y = figure.axes[0].lines[0].get_data()
+    expected = ProbPlot(np.array(first), fit=True)
+    np.testing.assert_allclose(y, expected.sample_quantiles)
+    np.testing.assert_allclose(x, expected.theoretical_quantiles)

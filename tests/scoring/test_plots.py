@@ -276,3 +276,51 @@ def test_an_svg_opened_on_its_own_and_the_browsable_api_may_use_their_inline_sty
     assert policy(browsable)["style-src"] == inline
     page = client.get(reverse("leaderboard", args=[project.pk]))
     assert policy(page)["style-src"] == {"'self'"} and policy(page)["script-src"] == {"'self'"}
+
+
+@pytest.mark.parametrize(("against", "extra"), [("run", {}), ("normal", {"b": None}), ("differences", {})])
+def test_a_qq_plot_sets_two_runs_or_one_against_the_normal(scored, client, researcher, against, extra):
+    add_a_third_topic(scored)
+    client.force_login(researcher)
+    query = {key: value for key, value in (qq_query(scored) | {"against": against} | extra).items() if value}
+    response = client.get(plot_url(scored, "qq", "svg"), query)
+    assert response.status_code == 200 and response["Content-Type"].startswith("image/svg+xml")
+    assert b"<svg" in response.content
+
+
+def test_the_qq_plots_values_are_each_runs_per_topic_values_in_natural_order(scored):
+    add_a_third_topic(scored)
+    a, b = run_id(scored, "runA"), run_id(scored, "runB")
+    (tag_a, first), (tag_b, second) = plots.topic_values(scored, [a, b], "map")
+    stored = {
+        tag: RunScore.objects.get(evaluation=scored, run__tag=tag).per_topic["map"]
+        for tag in ("runA", "runB")
+    }
+    assert (tag_a, tag_b) == ("runA", "runB")
+    assert first == [stored["runA"][t] for t in ("401", "402", "403")]
+    assert second == [stored["runB"][t] for t in ("401", "402", "403")]
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter", "status"),
+    [
+        ({"against": "uniform"}, "against", 400),
+        ({"against": "normal", "b": None, "a": "999999"}, "a", 400),
+        ({"against": "run", "b": None}, "b", 400),
+    ],
+)
+def test_a_bad_qq_choice_is_a_400_naming_it(scored, client, researcher, query, parameter, status):
+    add_a_third_topic(scored)
+    client.force_login(researcher)
+    merged = {key: value for key, value in (qq_query(scored) | query).items() if value}
+    response = client.get(plot_url(scored, "qq"), merged)
+    assert response.status_code == status
+    assert response.content.decode().startswith(f"{parameter}: ")
+
+
+def test_a_run_against_itself_is_refused(scored, client, researcher):
+    add_a_third_topic(scored)
+    client.force_login(researcher)
+    a = run_id(scored, "runA")
+    response = client.get(plot_url(scored, "qq"), {"a": a, "b": a, "against": "run"})
+    assert response.status_code == 400 and response.content.decode().startswith("b: ")
