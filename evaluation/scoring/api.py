@@ -40,6 +40,14 @@ from evaluation.scoring.board import (
     trec_eval_text,
 )
 from evaluation.scoring.jobs import EVALUATIONS, not_superseded
+from evaluation.scoring.plots import (
+    EVALUATION_KINDS,
+    QQ_AGAINST,
+    BadParameter,
+    NothingToPlot,
+    data_of,
+    evaluation_plot,
+)
 from evaluation.scoring.trust import shown_checks
 from evaluation.scoring.views import requested
 
@@ -271,6 +279,42 @@ class RunTopicsView(APIView):
                 "topics": per_topic_table(evaluation, score, options.measures),
             }
         )
+
+
+class PlotDataView(APIView):
+    """The data of one of an evaluation's plots (``kind``: pr, per-topic, qq, roc, det), the API's
+    twin of the figure at ``/projects/<id>/evaluations/<e>/plots/<kind>.svg``, with the same query:
+    ``measure`` (per-topic, qq), ``a``, ``b`` and ``against`` (qq), ``run`` (roc, det). A bad
+    parameter is a 400 naming it; 409 while the evaluation runs or when the data make no such plot."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("measure", str),
+            OpenApiParameter("a", int, description="qq: a run id"),
+            OpenApiParameter("b", int, description="qq: another run id (not with against=normal)"),
+            OpenApiParameter("against", str, enum=list(QQ_AGAINST)),
+            OpenApiParameter("run", int, description="roc, det: one run (default every run)"),
+        ],
+        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT},
+    )
+    def get(self, request: Request, project_pk: int, pk: int, kind: str) -> Response:
+        project = owned_project(request.user, project_pk)
+        evaluation = get_object_or_404(project.evaluations.defer("variant_qrels", "checks"), pk=pk)
+        if evaluation.status != Evaluation.Status.DONE:
+            message = f"the evaluation is {evaluation.status}; its plots come when it is done"
+            return Response({"status": [message]}, status=status.HTTP_409_CONFLICT)
+        if kind not in EVALUATION_KINDS:
+            message = f"unknown plot {kind!r}; known: {', '.join(EVALUATION_KINDS)}"
+            return Response({"kind": [message]}, status=status.HTTP_400_BAD_REQUEST)
+        try:
+            plotted = evaluation_plot(evaluation, kind, request.query_params)
+        except BadParameter as error:
+            return Response({error.name: [str(error).split(": ", 1)[1]]}, status=status.HTTP_400_BAD_REQUEST)
+        except NothingToPlot as error:
+            return Response({"plot": [str(error)]}, status=status.HTTP_409_CONFLICT)
+        return Response(data_of(plotted))
 
 
 class ExternalQrelsView(ProjectList):

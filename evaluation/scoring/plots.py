@@ -8,7 +8,10 @@ trec_eval values, ROC/DET and Q-Q are the metric module's curves over stored dat
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from annotation.models import Project
@@ -36,15 +39,28 @@ class NothingToPlot(Exception):
     """The data exist but do not make this plot (no run scored, no judged relevant document …)."""
 
 
-def evaluation_figure(evaluation: Evaluation, kind: str, query: Mapping[str, str]):
-    """The figure of ``kind`` (one of ``EVALUATION_KINDS``) for a finished evaluation; parameters
-    from ``query``: ``measure`` (per-topic, qq; default map; nDCG@10 read as ndcg_cut_10), ``a``
-    and ``b`` (qq: run ids), ``run`` (roc, det: one run id; default every run)."""
+@dataclass(frozen=True)
+class Plotted:
+    """What a plot of an evaluation shows, before it is drawn (``figure_of``) or given as data
+    (``data_of``): the kind and its values (see ``evaluation_plot``), and the axes' titles."""
+
+    kind: str
+    values: Any
+    x_label: str = ""
+    y_label: str = ""
+    measure: str | None = None
+
+
+def evaluation_plot(evaluation: Evaluation, kind: str, query: Mapping[str, str]) -> Plotted:
+    """The values of the plot of ``kind`` (one of ``EVALUATION_KINDS``) for a finished evaluation;
+    parameters from ``query``: ``measure`` (per-topic, qq; default map; nDCG@10 read as ndcg_cut_10),
+    ``a``, ``b`` and ``against`` (qq: run ids; ``QQ_AGAINST``), ``run`` (roc, det: one run id;
+    default every run)."""
     if kind == "pr":
-        return plotting.precision_recall_figure(precision_recall_data(evaluation))
+        return Plotted(kind, precision_recall_data(evaluation), "Recall", "Interpolated precision")
     if kind == "per-topic":
         measure = measure_name_or_as_given(query.get("measure", DEFAULT_MEASURE))
-        return plotting.per_topic_figure(per_topic_data(evaluation, measure), measure)
+        return Plotted(kind, per_topic_data(evaluation, measure), "Topic", measure, measure)
     if kind == "qq":
         measure = measure_name_or_as_given(query.get("measure", DEFAULT_MEASURE))
         against = query.get("against", "differences")
@@ -54,29 +70,90 @@ def evaluation_figure(evaluation: Evaluation, kind: str, query: Mapping[str, str
         assert first is not None  # required: an absent one is a BadParameter
         if against == "normal":
             ((tag, values),) = topic_values(evaluation, [first], measure)
-            return plotting.qq_figure(
-                curves.qq_against_distribution(at_least_three(values)),
-                "Normal quantiles (fitted)",
-                f"{measure} of {tag}, per topic",
+            points = curves.qq_against_distribution(at_least_three(values))
+            return Plotted(
+                kind, points, "Normal quantiles (fitted)", f"{measure} of {tag}, per topic", measure
             )
         second = run_parameter(query, "b", required=True)
         assert second is not None
         if against == "run":
             (tag_a, a), (tag_b, b) = topic_values(evaluation, [first, second], measure)
             points = curves.qq_two_samples(at_least_three(a), at_least_three(b))
-            return plotting.qq_figure(points, f"{measure} of {tag_b}", f"{measure} of {tag_a}")
+            return Plotted(kind, points, f"{measure} of {tag_b}", f"{measure} of {tag_a}", measure)
         points, names = difference_quantiles(evaluation, first, second, measure)
-        return plotting.qq_figure(
-            points, "Normal quantiles (fitted)", f"{measure}: {names[0]} − {names[1]}, per topic"
-        )
+        label = f"{measure}: {names[0]} − {names[1]}, per topic"
+        return Plotted(kind, points, "Normal quantiles (fitted)", label, measure)
     if kind in ("roc", "det"):
         # Per topic, averaged (see curves.topic_averaged_roc and the README's "ROC and DET").
         data = relevance_scores(evaluation, run_parameter(query, "run", required=False))
         averaged = {name: curves.topic_averaged_roc(by_topic.values()) for name, by_topic in data.items()}
         if kind == "roc":
-            return plotting.roc_figure(averaged)
-        return plotting.det_figure({name: curves.averaged_det_curve(c) for name, c in averaged.items()})
+            return Plotted(kind, averaged, "False positive rate", "True positive rate")
+        detected = {name: curves.averaged_det_curve(c) for name, c in averaged.items()}
+        return Plotted(kind, detected, "False alarm rate", "Miss rate")
     raise BadParameter("kind", f"unknown plot {kind!r}; known: {', '.join(EVALUATION_KINDS)}")
+
+
+def evaluation_figure(evaluation: Evaluation, kind: str, query: Mapping[str, str]):
+    """The figure of ``evaluation_plot``."""
+    return figure_of(evaluation_plot(evaluation, kind, query))
+
+
+def figure_of(plotted: Plotted):
+    if plotted.kind == "pr":
+        return plotting.precision_recall_figure(plotted.values)
+    if plotted.kind == "per-topic":
+        return plotting.per_topic_figure(plotted.values, plotted.measure or DEFAULT_MEASURE)
+    if plotted.kind == "qq":
+        return plotting.qq_figure(plotted.values, plotted.x_label, plotted.y_label)
+    if plotted.kind == "roc":
+        return plotting.roc_figure(plotted.values)
+    return plotting.det_figure(plotted.values)
+
+
+def _floats(values) -> list[float | None]:
+    # JSON has no infinity: a DET curve's deviates at rate 0 or 1 are infinite.
+    return [float(v) if np.isfinite(v) else None for v in np.asarray(values, dtype=float)]
+
+
+def data_of(plotted: Plotted) -> dict:
+    """The plot's values as JSON-ready data (the API's twin of the figure)."""
+    data: dict[str, Any] = {"kind": plotted.kind, "x_label": plotted.x_label, "y_label": plotted.y_label}
+    if plotted.measure:
+        data["measure"] = plotted.measure
+    if plotted.kind == "pr":
+        data["runs"] = {
+            tag: {"recall": _floats(x), "precision": _floats(y)} for tag, (x, y) in plotted.values.items()
+        }
+    elif plotted.kind == "per-topic":
+        data["runs"] = {tag: dict(natural_items(values)) for tag, values in plotted.values.items()}
+    elif plotted.kind == "qq":
+        data["points"] = {"x": _floats(plotted.values.x), "y": _floats(plotted.values.y)}
+    elif plotted.kind == "roc":
+        data["runs"] = {
+            tag: {
+                "false_positive_rate": _floats(c.false_positive_rate),
+                "true_positive_rate": _floats(c.true_positive_rate),
+                "auc": float(c.auc),
+                "topics": c.topics,
+            }
+            for tag, c in plotted.values.items()
+        }
+    else:
+        data["runs"] = {
+            tag: {
+                "false_alarm_rate": _floats(c.false_alarm_rate),
+                "miss_rate": _floats(c.miss_rate),
+                "false_alarm_deviate": _floats(c.false_alarm_deviate),
+                "miss_deviate": _floats(c.miss_deviate),
+            }
+            for tag, c in plotted.values.items()
+        }
+    return data
+
+
+def natural_items(values: Mapping[str, float]) -> list[tuple[str, float]]:
+    return [(topic, values[topic]) for topic in natural_sorted(values)]
 
 
 def run_parameter(query: Mapping[str, str], name: str, *, required: bool) -> int | None:

@@ -41,6 +41,11 @@ urlpatterns = [
         name="leaderboard-api",
     ),
     path(
+        "api/projects/<int:project_pk>/evaluations/<int:pk>/plots/<str:kind>/",
+        scoring_api.PlotDataView.as_view(),
+        name="plot-data-api",
+    ),
+    path(
         "api/projects/<int:project_pk>/evaluations/<int:pk>/runs/<int:run_pk>/",
         scoring_api.RunTopicsView.as_view(),
         name="run-topics-api",

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import pytrec_eval
 from django.urls import reverse
+from rest_framework.test import APIClient
 from scipy import stats
 from sklearn.metrics import roc_auc_score
 
@@ -26,6 +27,7 @@ from evaluation.scoring import plots
 from evaluation.scoring.jobs import request_evaluation
 from tests.annotation.factories import make_project
 from tests.scoring.conftest import judge_everything
+from tests.scoring.test_pages_and_api import api
 
 # ``scored`` (tests/scoring/conftest.py): a two-run project judged by three annotators, scored against
 # its snapshot.
@@ -324,3 +326,45 @@ def test_a_run_against_itself_is_refused(scored, client, researcher):
     a = run_id(scored, "runA")
     response = client.get(plot_url(scored, "qq"), {"a": a, "b": a, "against": "run"})
     assert response.status_code == 400 and response.content.decode().startswith("b: ")
+
+
+# -- the plots' data over the API --------------------------------------------------------------------
+
+
+def data_url(evaluation, kind: str) -> str:
+    return reverse("plot-data-api", args=[evaluation.project_id, evaluation.pk, kind])
+
+
+def test_the_apis_plot_data_are_the_figures_values(scored, researcher):
+    add_a_third_topic(scored)
+    client = api(researcher)
+    pr = client.get(data_url(scored, "pr")).json()
+    for tag, (recall, precision) in plots.precision_recall_data(scored).items():
+        assert pr["runs"][tag] == {"recall": list(recall), "precision": list(precision)}
+    per_topic = client.get(data_url(scored, "per-topic"), {"measure": "P_5"}).json()
+    assert per_topic["runs"] == plots.per_topic_data(scored, "P_5") and per_topic["measure"] == "P_5"
+    qq = client.get(data_url(scored, "qq"), qq_query(scored)).json()
+    points, _ = plots.difference_quantiles(scored, run_id(scored, "runA"), run_id(scored, "runB"), "map")
+    assert qq["points"] == {"x": list(points.x), "y": list(points.y)}
+    assert qq["x_label"] == "Normal quantiles (fitted)" and "runA − runB" in qq["y_label"]
+    roc = client.get(data_url(scored, "roc")).json()
+    for tag, by_topic in plots.relevance_scores(scored, None).items():
+        assert roc["runs"][tag]["auc"] == pytest.approx(curves.topic_averaged_roc(by_topic.values()).auc)
+    det = client.get(data_url(scored, "det")).json()
+    assert set(det["runs"]) == set(roc["runs"])
+    for curve in det["runs"].values():  # infinite deviates (rates 0 and 1) are null: JSON has no infinity
+        assert len(curve["miss_deviate"]) == len(curve["miss_rate"])
+
+
+def test_the_plot_data_refuse_what_the_figures_refuse_and_only_the_owner_sees_them(
+    scored, researcher, outsider_researcher, annotators
+):
+    client = api(researcher)
+    assert client.get(data_url(scored, "qq"), {"b": "1"}).json() == {"a": ["required: a run id"]}
+    response = client.get(data_url(scored, "pie"))
+    assert response.status_code == 400 and "kind" in response.json()
+    response = client.get(data_url(scored, "qq"), qq_query(scored))  # two topics: no Q-Q plot
+    assert response.status_code == 409 and "at least 3" in response.json()["plot"][0]
+    assert api(outsider_researcher).get(data_url(scored, "pr")).status_code == 404
+    assert api(annotators[0]).get(data_url(scored, "pr")).status_code == 403
+    assert APIClient().get(data_url(scored, "pr")).status_code in {401, 403}
