@@ -42,6 +42,7 @@ from evaluation.texts.jobs import (
     request_text_evaluation,
 )
 from evaluation.texts.meta_report import ReportProblem, correlation_matrix, scatter
+from evaluation.texts.systems import systems_data
 
 
 class ReferenceSerializer(serializers.ModelSerializer):
@@ -291,3 +292,15 @@ class TextEvaluationCancelView(APIView):
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
     def post(self, request: Request, project_pk: int, pk: int) -> Response:
         return cancel_by_api(request, TEXT_EVALUATIONS, owned_evaluation(request, project_pk, pk))
+
+
+class SystemsView(APIView):
+    """Per-system human scores from the newest snapshot (the Systems page's data): a rating project's
+    systems × dimensions table with intervals over inputs and the agreement per dimension, or a
+    pairwise project's Bradley-Terry ranking; ``reason`` says why there is neither."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, project_pk: int) -> Response:
+        return Response(systems_data(owned_project(request.user, project_pk)))

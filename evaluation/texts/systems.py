@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import asdict
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
@@ -105,6 +106,38 @@ def table_csv(table: dict) -> str:
                 reasons.append(score.reason)
         writer.writerow([*row, "; ".join(reasons)])
     return out.getvalue()
+
+
+def systems_data(project) -> dict:
+    """The Systems page as JSON-ready data: the newest snapshot's version and, for a rating project,
+    ``table`` (each system's row of per-dimension scores, best first, and the agreement per
+    dimension), for a pairwise project ``ranking`` (Bradley-Terry strengths); ``reason`` when there
+    is none."""
+    pairwise = project.type.compares_two
+    if not (project.is_rating or pairwise):
+        return {"snapshot": None, "reason": "per-system scores come from rating and pairwise projects"}
+    snapshot = project.snapshots.order_by("-version").first()
+    if snapshot is None:
+        return {"snapshot": None, "reason": "no ground-truth snapshot yet"}
+    data: dict = {"snapshot": snapshot.version, "reason": None}
+    if project.is_rating:
+        table = system_table(snapshot)
+        data["table"] = {
+            "dimensions": table["dimensions"],
+            "interval": table["interval"],
+            "alpha": table["alpha"],
+            "alpha_ordinal": table["alpha_ordinal"],
+            "systems": [
+                {
+                    "system": system,
+                    "scores": {d: asdict(table["cells"][system][d]) for d in table["cells"][system]},
+                }
+                for system in table["systems"]
+            ],
+        }
+    else:
+        data["ranking"] = (snapshot.agreement.get("systems") or {}).get("ranking", [])
+    return data
 
 
 @login_required

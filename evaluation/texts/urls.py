@@ -17,6 +17,7 @@ urlpatterns = [
         meta_views.scatter_image,
         name="meta-evaluation-scatter",
     ),
+    path("api/projects/<int:project_pk>/systems/", text_api.SystemsView.as_view(), name="systems-api"),
     path(
         "api/projects/<int:project_pk>/references/",
         text_api.ReferenceListView.as_view(),

@@ -96,6 +96,8 @@ def test_the_systems_page_and_csv_show_the_ranking(client, researcher, compared)
     assert [row["system"] for row in rows] == [row["system"] for row in stored]
     assert [float(row["strength"]) for row in rows] == pytest.approx([row["strength"] for row in stored])
     assert [row["rank"] for row in rows] == ["1", "2", "3", "4"]
+    data = api(researcher).get(reverse("systems-api", args=[project.pk])).json()
+    assert data["snapshot"] == snapshot.version and data["ranking"] == stored
 
 
 def test_a_system_that_never_loses_is_named_instead_of_ranked(researcher, annotators):

@@ -18,6 +18,7 @@ from evaluation.ground_truth.downloads import rating_summary
 from evaluation.metrics.intervals import OVER_INPUTS
 from evaluation.metrics.meta_evaluation import system_scores
 from tests.annotation.factories import LIKERT_CONFIG
+from tests.scoring.test_pages_and_api import api
 
 SYSTEMS = {"good": 5, "fair": 3, "poor": 1}
 
@@ -166,3 +167,41 @@ def test_the_page_shows_each_systems_median_beside_its_mean(client, researcher, 
     )
     for row in rows:
         assert f"{float(row['quality_median']):.3f}" in text
+
+
+def test_the_api_gives_the_tables_scores_and_only_to_the_owner(
+    client, researcher, outsider_researcher, annotators
+):
+    project, snapshot = rated_project(researcher, annotators, 12)
+    url = reverse("systems-api", args=[project.pk])
+    data = api(researcher).get(url).json()
+    assert data["snapshot"] == snapshot.version and data["reason"] is None
+    table = data["table"]
+    assert table["dimensions"] == ["quality", "coherence"] and table["interval"] == OVER_INPUTS.describe()
+    expected = expected_scores(snapshot)
+    assert [row["system"] for row in table["systems"]] == sorted(expected, key=lambda s: -expected[s].mean)
+    for row in table["systems"]:
+        quality = row["scores"]["quality"]
+        score = expected[row["system"]]
+        assert (quality["mean"], quality["low"], quality["high"]) == pytest.approx(
+            (score.mean, score.low, score.high)
+        )
+    client.force_login(researcher)
+    csv_rows = {row["system"]: row for row in table_rows(client, project)}
+    for row in table["systems"]:
+        assert float(csv_rows[row["system"]]["coherence_mean"]) == pytest.approx(
+            row["scores"]["coherence"]["mean"]
+        )
+    assert api(outsider_researcher).get(url).status_code == 404
+    assert api(annotators[0]).get(url).status_code == 403
+
+
+def test_the_api_says_why_there_is_no_table(researcher):
+    relevance = Project.objects.create(name="Relevance", owner=researcher)
+    data = api(researcher).get(reverse("systems-api", args=[relevance.pk])).json()
+    assert data == {"snapshot": None, "reason": "per-system scores come from rating and pairwise projects"}
+    rating = Project.objects.create(
+        name="Ratings", owner=researcher, task_type="likert", config=LIKERT_CONFIG
+    )
+    data = api(researcher).get(reverse("systems-api", args=[rating.pk])).json()
+    assert data == {"snapshot": None, "reason": "no ground-truth snapshot yet"}
