@@ -39,6 +39,7 @@ from evaluation.scoring.board import (
     per_topic_table,
     trec_eval_text,
 )
+from evaluation.scoring.external import comparisons
 from evaluation.scoring.jobs import EVALUATIONS, not_superseded
 from evaluation.scoring.plots import (
     EVALUATION_KINDS,
@@ -315,6 +316,26 @@ class PlotDataView(APIView):
         except NothingToPlot as error:
             return Response({"plot": [str(error)]}, status=status.HTTP_409_CONFLICT)
         return Response(data_of(plotted))
+
+
+class ExternalAgreementView(APIView):
+    """The crowd's labels against each of the project's external qrels, as the leaderboard shows them
+    for this evaluation's snapshot: per topic, Cohen's kappa on the documents both judge (null with the
+    reason below the minimum), how many of the reference's relevant documents the pool judged, the
+    topics' weighted mean kappa and the kappa over all topics together."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
+    def get(self, request: Request, project_pk: int, pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        evaluation = get_object_or_404(
+            project.evaluations.select_related("snapshot").defer("variant_qrels", "checks"), pk=pk
+        )
+        if evaluation.status != Evaluation.Status.DONE:
+            message = f"the evaluation is {evaluation.status}; the comparison comes when it is done"
+            return Response({"status": [message]}, status=status.HTTP_409_CONFLICT)
+        return Response({"evaluation": evaluation.pk, "external_qrels": comparisons(evaluation)})
 
 
 class ExternalQrelsView(ProjectList):

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from annotation.crowd.minimums import ITEMS_FOR_KAPPA
 from evaluation.ground_truth.downloads import snapshot_qrels
 from evaluation.metrics.trust import agreement_with_reference, kappa_over_topics, weighted_mean_kappa
-from evaluation.models import ExternalQrels, GroundTruthSnapshot
+from evaluation.models import Evaluation, ExternalQrels, GroundTruthSnapshot
 
 
 def crowd_against_external(
@@ -40,3 +40,14 @@ def crowd_against_external(
         "kappa_topics": sum(row.kappa is not None for row in rows),
         "kappa_minimum": ITEMS_FOR_KAPPA.count,
     }
+
+
+def comparisons(evaluation: Evaluation) -> list[dict]:
+    """Crowd against each of the project's external qrels (``crowd_against_external``), for an
+    evaluation against a snapshot (none for one against external qrels)."""
+    if evaluation.snapshot is None:
+        return []
+    return [
+        crowd_against_external(evaluation.snapshot, external, evaluation.relevance_level)
+        for external in evaluation.project.external_qrels.all()
+    ]

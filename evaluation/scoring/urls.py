@@ -41,6 +41,11 @@ urlpatterns = [
         name="leaderboard-api",
     ),
     path(
+        "api/projects/<int:project_pk>/evaluations/<int:pk>/external-agreement/",
+        scoring_api.ExternalAgreementView.as_view(),
+        name="external-agreement-api",
+    ),
+    path(
         "api/projects/<int:project_pk>/evaluations/<int:pk>/plots/<str:kind>/",
         scoring_api.PlotDataView.as_view(),
         name="plot-data-api",

@@ -38,7 +38,7 @@ from evaluation.scoring.board import (
     per_topic_table,
     trec_eval_text,
 )
-from evaluation.scoring.external import crowd_against_external
+from evaluation.scoring.external import comparisons
 from evaluation.scoring.jobs import EVALUATIONS, not_superseded, request_evaluation
 from evaluation.scoring.trust import shown_checks
 
@@ -253,16 +253,6 @@ def rescoring_after_withdrawal(evaluation: Evaluation) -> dict:
         status__in=[Evaluation.Status.QUEUED, Evaluation.Status.RUNNING], created_at__gt=evaluation.created_at
     ).first()
     return {"withdrawn_runs": withdrawn, "rescoring": pending}
-
-
-def comparisons(evaluation: Evaluation) -> list[dict]:
-    """Crowd against each external qrels (for an evaluation against a snapshot)."""
-    if evaluation.snapshot is None:
-        return []
-    return [
-        crowd_against_external(evaluation.snapshot, external, evaluation.relevance_level)
-        for external in evaluation.project.external_qrels.all()
-    ]
 
 
 @login_required

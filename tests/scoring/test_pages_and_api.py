@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from evaluation.jobs import embedded
 from evaluation.metrics.trec.files import read_run
 from evaluation.models import Evaluation, ExternalQrels
+from evaluation.scoring.external import crowd_against_external
 from tests.annotation.factories import RUN_A
 
 QRELS = "401 0 d1 1\n401 0 d2 1\n401 0 d3 0\n402 0 d4 1\n402 0 d9 1\n"
@@ -57,6 +58,9 @@ def test_others_get_404_everywhere(client, scored, outsider_researcher):
         ("run-trec-api", [project.pk, run.pk]),
         ("evaluations-api", [project.pk]),
         ("leaderboard-api", [project.pk, scored.pk]),
+        ("external-agreement-api", [project.pk, scored.pk]),
+        ("plot-data-api", [project.pk, scored.pk, "pr"]),
+        ("systems-api", [project.pk]),
         ("external-qrels-api", [project.pk]),
     ]:
         assert other.get(reverse(name, args=args)).status_code == 404, name
@@ -167,6 +171,17 @@ def test_external_qrels_are_imported_scored_and_compared(
     text = client.get(reverse("leaderboard", args=[project.pk]), {"evaluation": scored.pk}).content.decode()
     # d9 (402) is relevant externally and was never pooled: 3 of its 4 relevant documents were judged.
     assert "holds 3 of the 4 documents" in text
+    # The same comparison over the API, topic by topic: what crowd_against_external computes.
+    agreement = api(researcher).get(reverse("external-agreement-api", args=[project.pk, scored.pk]))
+    (compared,) = agreement.json()["external_qrels"]
+    assert compared == crowd_against_external(scored.snapshot, external, scored.relevance_level)
+    assert compared["reference_relevant"] == 4 and compared["reference_relevant_judged"] == 3
+    assert [row["topic"] for row in compared["topics"]] == ["401", "402"]
+    assert all(row["kappa"] is None and "too few" in row["reason"] for row in compared["topics"])
+    assert api(researcher).get(reverse("external-agreement-api", args=[project.pk, against.pk])).json() == {
+        "evaluation": against.pk,
+        "external_qrels": [],  # scored against the external qrels themselves: nothing to compare
+    }
 
 
 def test_an_evaluation_is_requested_over_the_api(scored, researcher, django_capture_on_commit_callbacks):
