@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
+from annotation.accounts import api as account_api
 from annotation.accounts import views as account_views
 
 urlpatterns = [
@@ -18,4 +19,10 @@ urlpatterns = [
         name="invitation-revoke",
     ),
     path("projects/<int:project_id>/signup-code/", account_views.signup_code, name="signup-code"),
+    path("api/projects/<int:project_pk>/accounts/", account_api.AccountsView.as_view(), name="accounts-api"),
+    path(
+        "api/projects/<int:project_pk>/invitations/",
+        account_api.InvitationsView.as_view(),
+        name="invitations-api",
+    ),
 ]

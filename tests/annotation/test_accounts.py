@@ -19,6 +19,7 @@ from django.utils import timezone
 from annotation.accounts.joining import create_invitation, hash_token, renew_signup_code, use_invitation
 from annotation.models import Invitation, Membership, Project
 from tests.annotation.factories import make_project
+from tests.scoring.test_pages_and_api import api
 
 pytestmark = pytest.mark.django_db
 
@@ -512,3 +513,71 @@ def test_three_hundred_accounts_are_made_in_one_request_with_the_production_hash
     assert logs_in(client, "annotator-007", passwords["annotator-007"])
     user.refresh_from_db()
     assert identify_hasher(user.password).algorithm == "pbkdf2_sha256"  # upgraded at the first login
+
+
+# -- the same over the API --------------------------------------------------------------------------
+
+
+def test_accounts_made_over_the_api_join_the_project_and_their_passwords_work(client, researcher, project):
+    url = reverse("accounts-api", args=[project.pk])
+    response = api(researcher).post(url, {"accounts": ["maria maria@example.org", "joe"]}, format="json")
+    assert response.status_code == 201, response.content
+    assert "no-store" in response["Cache-Control"]
+    created = {row["username"]: row for row in response.json()["created"]}
+    assert set(created) == {"maria", "joe"} and created["maria"]["email"] == "maria@example.org"
+    assert all(row["generated"] for row in created.values())
+    for username, row in created.items():
+        user = get_user_model().objects.get(username=username)
+        assert row["password"] not in user.password  # stored hashed
+        assert Membership.objects.filter(project=project, annotator=user).exists()
+        assert not (user.is_staff or user.is_superuser)
+        assert logs_in(client, username, row["password"])
+        client.logout()
+
+
+def test_bad_accounts_over_the_api_are_refused_naming_the_item_and_nothing_is_made(researcher, project):
+    url = reverse("accounts-api", args=[project.pk])
+    before = get_user_model().objects.count()
+    for body, field, fragment in [
+        ({"accounts": ["ok1", "bad name here"]}, "accounts", "item 2"),
+        ({"accounts": ["ok1", "OK1"]}, "accounts", "item 2: “OK1” appears twice"),
+        ({"accounts": ["ok1", "ok2"], "password": GOOD_PASSWORD}, "password", "one account only"),
+        ({"accounts": ["ok1"], "password": "123"}, "password", ""),
+        ({"accounts": [researcher.username]}, "accounts", "already taken"),
+        ({"accounts": []}, "accounts", ""),
+        ({"accounts": ["ok1"], "admin": True}, "non_field_errors", "admin"),
+    ]:
+        response = api(researcher).post(url, body, format="json")
+        assert response.status_code == 400, body
+        assert fragment in " ".join(map(str, response.json().get(field, response.json()))), (
+            body,
+            response.json(),
+        )
+    assert get_user_model().objects.count() == before
+
+
+def test_an_invitation_made_over_the_api_lets_a_newcomer_in(client, researcher, project):
+    response = api(researcher).post(
+        reverse("invitations-api", args=[project.pk]),
+        {"max_uses": 1, "days": 3, "note": "for Ana"},
+        format="json",
+    )
+    assert response.status_code == 201 and "no-store" in response["Cache-Control"]
+    link = response.json()["link"]
+    token = link.strip("/").split("/")[-1]
+    invitation = Invitation.objects.get(pk=response.json()["id"])
+    assert invitation.token_hash == hash_token(token) and invitation.note == "for Ana"
+    path = reverse("invitation", args=[token])
+    assert link.endswith(path)
+    assert client.post(path, new_account("ana")).status_code == 302
+    assert Membership.objects.filter(project=project, annotator__username="ana").exists()
+    bad = api(researcher).post(reverse("invitations-api", args=[project.pk]), {"days": 365}, format="json")
+    assert bad.status_code == 400 and "days" in bad.json()
+
+
+def test_only_the_owner_makes_accounts_or_invitations_over_the_api(project, annotators, outsider_researcher):
+    for name, body in (("accounts-api", {"accounts": ["x1"]}), ("invitations-api", {})):
+        url = reverse(name, args=[project.pk])
+        assert api(outsider_researcher).post(url, body, format="json").status_code == 404
+        assert api(annotators[0]).post(url, body, format="json").status_code == 403
+    assert not get_user_model().objects.filter(username="x1").exists() and not Invitation.objects.exists()
