@@ -331,6 +331,30 @@ def per_label_rows(project: Project, agreement: dict) -> list[dict]:
     ]
 
 
+def kappa_tests(agreement: dict) -> list[dict]:
+    """The tests of kappa = 0 a label snapshot stores (``agreement_summary``): Fleiss' kappa's z test
+    (standard error under H0 of Fleiss, Nee & Landis 1979), the two-annotator Cohen's kappa's (its
+    standard errors and interval; only when one pair of annotators is counted), and Randolph's
+    free-marginal kappa beside them; snapshots from before these were stored give none."""
+    rows = []
+    fleiss = agreement.get("fleiss_kappa_test")
+    if fleiss and fleiss.get("kappa") is not None:
+        rows.append({"name": "Fleiss' kappa", "items": fleiss.get("n_items"), **fleiss})
+    cohen = agreement.get("cohen_kappa_statistics")
+    if cohen and cohen.get("kappa") is not None:
+        rows.append({"name": "Cohen's kappa (two annotators)", "items": cohen.get("n_items"), **cohen})
+    if agreement.get("randolph_kappa") is not None:
+        categories = agreement.get("randolph_kappa_categories")
+        rows.append(
+            {
+                "name": f"Randolph's free-marginal kappa ({categories} categories)",
+                "kappa": agreement["randolph_kappa"],
+                "items": agreement.get("fleiss_kappa_n_items"),
+            }
+        )
+    return rows
+
+
 def dimension_figures(agreement: dict) -> list[dict]:
     """Per Likert dimension: interval alpha and quadratic-weighted kappa with what they rest on."""
     return [
@@ -350,8 +374,8 @@ def agreement_report(project: Project, snapshot: GroundTruthSnapshot | None) -> 
     (``annotator_table``), ``confusion`` (label projects: classes, their names, and per annotator the
     matrix of aggregate label × own label), ``pairwise`` (one heat-map panel per dimension:
     annotators shown, kappa and shared-items matrices, how many annotators there are in all),
-    ``kappa_explanation`` (why mean Cohen's kappa is low, or None) and ``min_shared`` (the items a
-    pair must share to count in it and in the heat map).
+    ``kappa_explanation`` (why mean Cohen's kappa is low, or None), ``min_shared`` (the items a
+    pair must share to count in it and in the heat map) and ``kappa_tests`` (``kappa_tests``).
     """
     annotators = annotator_table(project, snapshot)
     usernames = {row["annotator_id"]: row["username"] for row in annotators}
@@ -367,6 +391,7 @@ def agreement_report(project: Project, snapshot: GroundTruthSnapshot | None) -> 
         "confusion": None,
         "pairwise": [],
         "per_label": [],
+        "kappa_tests": [],
         "intervals": {},
         "kappa_explanation": None,
         "min_shared": None,
@@ -387,6 +412,7 @@ def agreement_report(project: Project, snapshot: GroundTruthSnapshot | None) -> 
         if snapshot.agreement.get("cohen_kappa_mean_weighting"):  # computation version 6 on
             report["min_shared"] = snapshot.agreement.get("cohen_kappa_min_shared")
         report["per_label"] = per_label_rows(project, snapshot.agreement)
+        report["kappa_tests"] = kappa_tests(snapshot.agreement)
         bootstrap = snapshot.agreement.get("bootstrap") or {}
         report["intervals"] = bootstrap
     annotator_report = annotator_report_of(snapshot)

@@ -61,3 +61,30 @@ def test_the_page_the_api_and_the_cli_explain_the_low_kappa_alike(
     assert report["cohen_kappa_mean"] == pytest.approx(kappa) and report["pabak"] == pytest.approx(pabak)
     # The same sentence; the file's labels are 0 and 1, the project calls 0 "not relevant".
     assert report["kappa_explanation"] == sentence.replace("“not relevant”", "“0”")
+
+
+def test_the_kappa_tests_of_the_cli_are_on_the_page_and_in_the_api(
+    client, researcher, newcomer, tmp_path, capsys
+):
+    """Fleiss' kappa's z test and Randolph's kappa, computed by the ground-truth job, equal what
+    ``cranfield agreement`` prints for the same labels, and the page shows them."""
+    project, rows = newcomer
+    labels = tmp_path / "labels.csv"
+    labels.write_text("item,annotator,label\n" + "".join(f"{i},{a},{label}\n" for i, a, label in rows))
+    assert main(["agreement", str(labels)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    client.force_login(researcher)
+    tests = {
+        row["name"]: row
+        for row in client.get(reverse("agreement-api", args=[project.pk])).json()["kappa_tests"]
+    }
+    fleiss = tests["Fleiss' kappa"]
+    for field in ("kappa", "std_kappa0", "z_value", "pvalue_one_sided", "pvalue_two_sided", "n_items"):
+        assert fleiss[field] == pytest.approx(printed["fleiss_kappa_test"][field]), field
+    assert fleiss["std_kappa0"] > 0 and fleiss["items"] == 60
+    randolph = tests["Randolph's free-marginal kappa (2 categories)"]
+    assert randolph["kappa"] == pytest.approx(printed["randolph_kappa"])
+    assert "Cohen's kappa (two annotators)" not in tests  # three annotators: three pairs
+    page = html.unescape(client.get(reverse("agreement-report", args=[project.pk])).content.decode())
+    assert 'id="kappa-tests"' in page and f"<td>{fleiss['z_value']:.3f}</td>" in page
+    assert '<th scope="row">Randolph\'s free-marginal kappa (2 categories)</th>' in page
