@@ -518,7 +518,9 @@ class Task(models.Model):
         REPEAT = "repeat", "Attention check: repeated item"
         DEGRADED = "degraded", "Attention check: degraded output"
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="tasks")
+    # No index of its own: every index below leads with it, and each index is written again whenever
+    # a judgement completes the task.
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="tasks", db_index=False)
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.ITEM)
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="tasks", null=True, blank=True)
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="tasks")
@@ -633,9 +635,11 @@ class Assignment(models.Model):
         EXPIRED = "expired", "Expired"
         SKIPPED = "skipped", "Skipped"
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="assignments")
+    # No index of their own: (task, annotator) and (annotator, status) below lead with them, and each
+    # extra index is written for every lease (the judgement import writes 100,000 at a time).
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="assignments", db_index=False)
     annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments", db_index=False
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -684,8 +688,9 @@ class Judgement(models.Model):
 
     # The task's project, repeated so that "this annotator's judgements in this project" is one
     # index lookup rather than a join through every task of the project (28 ms at 100,000 tasks).
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judgements")
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="judgements")
+    # Neither has an index of its own: (project, annotator) and (task, annotator) below lead with them.
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="judgements", db_index=False)
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="judgements", db_index=False)
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgements"
     )
