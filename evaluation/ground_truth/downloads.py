@@ -16,7 +16,8 @@ SUMMARY_FIELDS = ("mean", "median", "std", "iqr", "n")
 
 
 def snapshot_qrels(snapshot: GroundTruthSnapshot) -> Qrels:
-    """The snapshot's labelled items as qrels: ``{topic: {docno: label}}`` (unlabelled items left out)."""
+    """The snapshot's labelled items as qrels: ``{topic: {docno: label}}`` (unlabelled items left out),
+    with the pairs only a prior set judged (``SnapshotPriorLabel``) when the project merges prior sets."""
     qrels: Qrels = {}
     rows = snapshot.labels.filter(label__isnull=False).values_list(
         "task__topic__external_id", "task__document__external_id", "label"
@@ -24,6 +25,9 @@ def snapshot_qrels(snapshot: GroundTruthSnapshot) -> Qrels:
     for topic, docno, label in rows.iterator(chunk_size=5000):
         if label is not None:  # filtered above; says so to the type checker
             qrels.setdefault(topic, {})[docno] = label
+    prior_only = snapshot.prior_labels.values_list("topic__external_id", "document__external_id", "label")
+    for topic, docno, label in prior_only.iterator(chunk_size=5000):
+        qrels.setdefault(topic, {})[docno] = label
     return qrels
 
 

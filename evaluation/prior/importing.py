@@ -25,13 +25,14 @@ NAME_LENGTH = 200
 BATCH = 5000  # judgements per INSERT
 
 
-def qrels_lines(text: str) -> Iterator[tuple[int, str, str]]:
-    """``(line number, topic, document)`` of every qrels line, ids NFC-normalised (comments and
-    blank lines skipped, as ``read_qrels`` skips them)."""
+def qrels_lines(text: str) -> Iterator[tuple[int, str, str, int]]:
+    """``(line number, topic, document, label)`` of every qrels line (checked by ``read_qrels``
+    first), ids NFC-normalised; comments and blank lines skipped, as ``read_qrels`` skips them."""
     for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split()
         if len(fields) == 4 and not fields[0].startswith("#"):
-            yield number, unicodedata.normalize("NFC", fields[0]), unicodedata.normalize("NFC", fields[2])
+            topic, document = (unicodedata.normalize("NFC", field) for field in (fields[0], fields[2]))
+            yield number, topic, document, int(fields[3])
 
 
 def import_prior_qrels(
@@ -46,9 +47,15 @@ def import_prior_qrels(
     """Store qrels text (``topic iter docno rel``) as the prior set ``name`` of ``project``.
 
     ImportProblem names the field: ``name`` (empty, not an id, taken), ``qrels`` with the line for a
-    malformed line, a topic or a document the project does not have, or no lines at all. One
+    malformed line, a label off the project's scale, a topic or a document the project does not
+    have, or no lines at all (and a project whose items are not topics' documents). One
     transaction: a refusal stores nothing.
     """
+    if not project.type.judged_for_topic:
+        raise ImportProblem(
+            "qrels",
+            f"prior judgements are relevance labels of topics' documents, not {project.task_type} answers",
+        )
     try:
         name = identifier(name, max_length=NAME_LENGTH)
     except InputError as error:
@@ -61,7 +68,14 @@ def import_prior_qrels(
         raise ImportProblem("qrels", "the qrels have no lines")
     topics = dict(project.topics.values_list("external_id", "pk"))
     documents = dict(project.documents.values_list("external_id", "pk"))
-    for number, topic, document in qrels_lines(text):
+    scale = set(project.type.classes(project.config))
+    for number, topic, document, label in qrels_lines(text):
+        if label not in scale:
+            raise ImportProblem(
+                "qrels",
+                f"line {number}: label {label} is not on the project's scale "
+                f"({', '.join(map(str, sorted(scale)))})",
+            )
         if topic not in topics:
             raise ImportProblem("qrels", f"line {number}: topic {topic!r} is not among the project's topics")
         if document not in documents:
