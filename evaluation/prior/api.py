@@ -7,7 +7,9 @@ Security behavior, for every endpoint here: researchers only (``IsResearcher``: 
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,6 +21,8 @@ from annotation.permissions import IsResearcher, owned_project
 from annotation.rest.parsers import DepthLimitedJSONParser
 from annotation.serializers import StrictSerializer
 from evaluation.collection.api import ProjectList
+from evaluation.ground_truth.api import version_parameter
+from evaluation.ground_truth.report import latest_snapshot
 from evaluation.models import Precedence, PriorQrels
 from evaluation.prior.importing import import_prior_qrels
 from evaluation.prior.jobs import prior_changed
@@ -111,3 +115,31 @@ class PriorSettingsView(APIView):
         set_precedence(project, body.validated_data["precedence"])
         prior_changed(project)
         return Response({"precedence": precedence_of(project)})
+
+
+NO_PRIOR = "this snapshot merged no prior judgements: import a prior set, and the next snapshot compares them"
+
+
+class PriorAgreementView(APIView):
+    """GET (``?version=N``, default the newest snapshot): how far the crowd agrees with the prior sets
+    on the pairs both judged, as that snapshot computed it: Cohen's kappa with its interval and a
+    bootstrap interval, the confusion counts (rows: prior, columns: crowd), overall and per topic
+    (no kappa below 10 shared items, no bootstrap interval below 30: the reason instead). 404 when
+    there is no such snapshot."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("version", int, required=False)], responses={200: OpenApiTypes.OBJECT}
+    )
+    def get(self, request: Request, project_pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        snapshot = latest_snapshot(project, version_parameter(request))
+        if snapshot is None:
+            raise Http404("No such snapshot.")
+        figures = snapshot.agreement.get("prior")
+        if figures is None:
+            return Response({"snapshot": snapshot.version, "reason": NO_PRIOR})
+        return Response(
+            {"snapshot": snapshot.version, "signature": snapshot.signature, "reason": None} | figures
+        )
