@@ -120,3 +120,33 @@ def test_the_ground_truth_page_shows_the_agreement_beside_the_snapshot(merged, r
     assert "Crowd against prior judgements (v1)" in text
     assert "2 pairs only they judged" in text and "agrees with the prior one on 2" in text
     assert 'id="prior-confusion"' in text and '<th scope="row">401</th>' in text
+
+
+@pytest.mark.django_db
+def test_the_owner_reads_and_sets_the_precedence_and_a_new_snapshot_follows_it(merged, researcher):
+    from annotation.models import Task
+    from evaluation.models import SnapshotLabel
+
+    settings = reverse("prior-settings-api", args=[merged.pk])
+    assert api(researcher).get(settings).json() == {"precedence": "prior-wins"}
+    bad = api(researcher).put(settings, {"precedence": "coin-toss"}, format="json")
+    assert bad.status_code == 400 and "precedence" in bad.json()
+    answer = api(researcher).put(settings, {"precedence": "crowd-wins"}, format="json")
+    assert answer.status_code == 200 and answer.json() == {"precedence": "crowd-wins"}
+    second = build_snapshot(merged.pk)
+    assert second.version == 2 and second.parameters["prior"] == "crowd-wins"
+    task = Task.objects.get(project=merged, topic__external_id="401", document__external_id="d1")
+    assert SnapshotLabel.objects.get(snapshot=second, task=task).label == 1
+
+
+@pytest.mark.django_db
+def test_the_page_sets_the_precedence_for_the_owner(merged, researcher, client):
+    client.force_login(researcher)
+    page = client.get(reverse("evaluations-page", args=[merged.pk])).content.decode()
+    assert '<option value="prior-wins" selected>' in page
+    assert (
+        client.post(reverse("prior-precedence", args=[merged.pk]), {"precedence": "nope"}).status_code == 302
+    )
+    client.post(reverse("prior-precedence", args=[merged.pk]), {"precedence": "crowd-where-missing"})
+    page = client.get(reverse("evaluations-page", args=[merged.pk])).content.decode()
+    assert '<option value="crowd-where-missing" selected>' in page

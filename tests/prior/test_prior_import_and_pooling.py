@@ -219,3 +219,41 @@ def test_the_command_line_imports_a_prior_set(project, tmp_path):
     with pytest.raises(CommandError, match="line 2: document 'zz'"):
         call_command("import_prior_qrels", project.pk, str(path), "--name", "bad")
     assert list(PriorQrels.objects.values_list("name", "assessor")) == [("llm", "LLM")]
+
+
+def test_the_ir_datasets_export_holds_each_prior_set_as_trec_qrels(researcher, project):
+    import zipfile
+
+    from evaluation.irds.export import write_export
+    from evaluation.metrics.trec.files import read_qrels
+
+    assert post_prior(researcher, project).status_code == 201
+    buffer = io.BytesIO()
+    metadata = write_export(project, buffer)
+    entry = next(q for q in metadata["qrels"] if q.get("prior_qrels") == "trec")
+    assert (entry["file"], entry["date"], entry["assessor"]) == (
+        "qrels/prior-trec.qrels",
+        "1992-11-01",
+        "NIST assessors",
+    )
+    with zipfile.ZipFile(buffer) as archive:
+        text = archive.read(entry["file"]).decode()
+    assert read_qrels(text.splitlines()) == read_qrels(PRIOR.splitlines())
+
+
+def test_the_runs_pages_preview_says_what_the_prior_sets_save(client, researcher, project):
+    assert post_prior(researcher, project).status_code == 201
+    client.force_login(researcher)
+    files = [SimpleUploadedFile("a.run", RUN_A.encode()), SimpleUploadedFile("b.run", RUN_B.encode())]
+    page = client.post(
+        reverse("runs-page", args=[project.pk]), {"files": files, "pool_depth": "2", "preview": ""}
+    )
+    text = page.content.decode()
+    assert (
+        "would create 2 runs, 4 new items, 3 pooled pairs left out as judged before (9 judgements saved)"
+        in text
+    )
+    files = [SimpleUploadedFile("a.run", RUN_A.encode()), SimpleUploadedFile("b.run", RUN_B.encode())]
+    again = {"files": files, "pool_depth": "2", "preview": "", "judge_prior": "on"}
+    text = client.post(reverse("runs-page", args=[project.pk]), again).content.decode()
+    assert "would create 2 runs, 7 new items, 3 pooled pairs judged before, judged again" in text
