@@ -1,5 +1,5 @@
 """API of prior judgements: list and import a project's prior sets, read and set how the ground
-truth merges them, and the crowd's agreement with them.
+truth merges them (the crowd's agreement with them is the ground truth's: ``ground_truth.api``).
 
 Security behavior, for every endpoint here: researchers only (``IsResearcher``: an annotator is a
 403), and only for projects they own (``owned_project``: anyone else's is a 404).
@@ -7,22 +7,17 @@ Security behavior, for every endpoint here: researchers only (``IsResearcher``: 
 
 from __future__ import annotations
 
-from django.http import Http404
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.items.importing import ImportProblem
-from annotation.models import Project
 from annotation.permissions import IsResearcher, owned_project
 from annotation.rest.parsers import DepthLimitedJSONParser
 from annotation.serializers import StrictSerializer
-from evaluation.collection.api import ProjectList
-from evaluation.ground_truth.api import version_parameter
-from evaluation.ground_truth.report import latest_snapshot
 from evaluation.models import Precedence, PriorQrels
 from evaluation.prior.importing import import_prior_qrels
 from evaluation.prior.jobs import prior_changed
@@ -54,17 +49,26 @@ class PriorQrelsInSerializer(StrictSerializer):
     )
 
 
-class PriorQrelsView(ProjectList):
+class Pages(PageNumberPagination):
+    page_size = 100
+    page_size_query_param = "page_size"
+    max_page_size = 1000
+
+
+class PriorQrelsView(generics.ListAPIView):
     """The project's prior sets (GET, paginated); import one (POST ``{"name", "source", "date",
     "assessor", "qrels"}``): 201 with the set, and a ground-truth job is asked for, which merges it;
     400 naming the field (and the line of the qrels) for bad input, nothing stored."""
 
-    model = PriorQrels
+    permission_classes = [IsResearcher]
+    pagination_class = Pages
     serializer_class = PriorQrelsSerializer
     parser_classes = [DepthLimitedJSONParser]
 
-    def rows(self, project: Project):
-        return project.prior_qrels.order_by("pk")
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # drf-spectacular reading the types
+            return PriorQrels.objects.none()
+        return owned_project(self.request.user, self.kwargs["project_pk"]).prior_qrels.order_by("pk")
 
     @extend_schema(request=PriorQrelsInSerializer, responses={201: PriorQrelsSerializer})
     def post(self, request: Request, project_pk: int) -> Response:
@@ -115,31 +119,3 @@ class PriorSettingsView(APIView):
         set_precedence(project, body.validated_data["precedence"])
         prior_changed(project)
         return Response({"precedence": precedence_of(project)})
-
-
-NO_PRIOR = "this snapshot merged no prior judgements: import a prior set, and the next snapshot compares them"
-
-
-class PriorAgreementView(APIView):
-    """GET (``?version=N``, default the newest snapshot): how far the crowd agrees with the prior sets
-    on the pairs both judged, as that snapshot computed it: Cohen's kappa with its interval and a
-    bootstrap interval, the confusion counts (rows: prior, columns: crowd), overall and per topic
-    (no kappa below 10 shared items, no bootstrap interval below 30: the reason instead). 404 when
-    there is no such snapshot."""
-
-    permission_classes = [IsResearcher]
-
-    @extend_schema(
-        parameters=[OpenApiParameter("version", int, required=False)], responses={200: OpenApiTypes.OBJECT}
-    )
-    def get(self, request: Request, project_pk: int) -> Response:
-        project = owned_project(request.user, project_pk)
-        snapshot = latest_snapshot(project, version_parameter(request))
-        if snapshot is None:
-            raise Http404("No such snapshot.")
-        figures = snapshot.agreement.get("prior")
-        if figures is None:
-            return Response({"snapshot": snapshot.version, "reason": NO_PRIOR})
-        return Response(
-            {"snapshot": snapshot.version, "signature": snapshot.signature, "reason": None} | figures
-        )

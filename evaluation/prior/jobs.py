@@ -1,14 +1,13 @@
-"""What a change to the prior judgements asks for: a ground-truth job, which merges them."""
+"""What a change to the prior judgements announces: the ground truth listens and merges them."""
 
 from __future__ import annotations
 
 from annotation.models import Project
+from evaluation.signals import announce_prior_changed
 
 
 def prior_changed(project: Project) -> None:
-    """Ask for a ground-truth job once the prior sets or their precedence changed (the snapshot's
-    input fingerprint covers both, so the job writes a new version)."""
-    from evaluation.ground_truth.jobs import request_ground_truth
-
+    """Announce that the prior sets or their precedence changed, when the project has prior sets (a
+    precedence without them changes nothing)."""
     if project.prior_qrels.exists():
-        request_ground_truth(project.pk)
+        announce_prior_changed(project.pk)

@@ -13,11 +13,6 @@ urlpatterns = [
     ),
     path("api/projects/<int:project_pk>/prior-qrels/", api.PriorQrelsView.as_view(), name="prior-qrels-api"),
     path(
-        "api/projects/<int:project_pk>/prior-qrels/agreement/",
-        api.PriorAgreementView.as_view(),
-        name="prior-agreement-api",
-    ),
-    path(
         "api/projects/<int:project_pk>/prior-qrels/settings/",
         api.PriorSettingsView.as_view(),
         name="prior-settings-api",

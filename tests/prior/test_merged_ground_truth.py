@@ -135,3 +135,24 @@ def test_prior_labels_off_the_projects_scale_are_refused_naming_the_line(judged)
     with pytest.raises(ImportProblem, match=r"line 2: label 2 is not on the project's scale \(0, 1\)"):
         import_prior_qrels(judged, "graded", "401 0 d1 1\n401 0 d2 2\n")
     assert not PriorQrels.objects.exists()
+
+
+def test_importing_a_prior_set_asks_for_a_snapshot_that_merges_it(
+    judged, researcher, django_capture_on_commit_callbacks
+):
+    from django.urls import reverse
+
+    from evaluation.jobs import embedded
+    from evaluation.models import GroundTruthSnapshot
+    from tests.prior.test_prior_import_and_pooling import api
+
+    assert build_snapshot(judged.pk).version == 1
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = api(researcher).post(
+            reverse("prior-qrels-api", args=[judged.pk]), {"name": "nist", "qrels": PRIOR}, format="json"
+        )
+    assert answer.status_code == 201
+    embedded.run_queued()
+    newest = GroundTruthSnapshot.objects.filter(project=judged).latest()
+    assert newest.version == 2 and newest.parameters["prior_sets"] == "nist"
+    assert snapshot_qrels(newest)["402"]["d2"] == 1
