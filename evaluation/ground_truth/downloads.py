@@ -31,6 +31,21 @@ def snapshot_qrels(snapshot: GroundTruthSnapshot) -> Qrels:
     return qrels
 
 
+def crowd_qrels(snapshot: GroundTruthSnapshot) -> Qrels:
+    """The crowd's own labels in the snapshot, as qrels: where a prior set's label was merged in, the
+    crowd's label it stands beside, and no pair only a prior set judged. Equal to ``snapshot_qrels``
+    for a project without prior sets."""
+    qrels: Qrels = {}
+    rows = snapshot.labels.filter(label__isnull=False).values_list(
+        "task__topic__external_id", "task__document__external_id", "label", "crowd_label"
+    )
+    for topic, docno, label, crowd_label in rows.iterator(chunk_size=5000):
+        own = crowd_label if crowd_label is not None else label
+        if own is not None:
+            qrels.setdefault(topic, {})[docno] = own
+    return qrels
+
+
 def qrels_text(snapshot: GroundTruthSnapshot) -> str:
     """The snapshot as TREC qrels text (``topic 0 docno label``), sorted by topic then docno; a
     pairwise project's as preferences (``preferences_text``)."""

@@ -156,3 +156,16 @@ def test_importing_a_prior_set_asks_for_a_snapshot_that_merges_it(
     newest = GroundTruthSnapshot.objects.filter(project=judged).latest()
     assert newest.version == 2 and newest.parameters["prior_sets"] == "nist"
     assert snapshot_qrels(newest)["402"]["d2"] == 1
+
+
+def test_the_crowd_against_external_qrels_compares_the_crowds_own_labels(judged):
+    from evaluation.collection.external_qrels import import_external_qrels
+    from evaluation.ground_truth.downloads import crowd_qrels
+    from evaluation.scoring.external import crowd_against_external
+
+    import_prior_qrels(judged, "nist", PRIOR)
+    snapshot = build_snapshot(judged.pk)
+    assert crowd_qrels(snapshot) == CROWD  # 401/d1 stays the crowd's 1; no prior-only pair
+    external = import_external_qrels(judged, "official", "401 0 d1 1\n401 0 d5 1\n402 0 d2 1\n")
+    report = crowd_against_external(snapshot, external)
+    assert [(row["topic"], row["shared"]) for row in report["topics"]] == [("401", 1), ("402", 0)]
