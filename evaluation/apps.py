@@ -12,7 +12,7 @@ class EvaluationConfig(AppConfig):
         from evaluation import signals
         from evaluation.bundle.archive import import_bundle_job
         from evaluation.collection.import_jobs import register_importer
-        from evaluation.ground_truth.jobs import on_judgements_changed
+        from evaluation.ground_truth.jobs import on_judgements_changed, on_prior_changed
         from evaluation.irds.importing import import_dataset_job
         from evaluation.models import ImportJob
         from evaluation.scoring import receivers
@@ -22,6 +22,8 @@ class EvaluationConfig(AppConfig):
         signals.collection_imported.connect(receivers.on_collection_imported, dispatch_uid="score-imported")
         signals.runs_changed.connect(receivers.on_runs_changed, dispatch_uid="score-changed-runs")
         signals.snapshot_written.connect(receivers.on_snapshot_written, dispatch_uid="score-new-snapshot")
+        # Prior judgements announce their changes; ground truth merges them in a new snapshot.
+        signals.prior_changed.connect(on_prior_changed, dispatch_uid="ground-truth-on-prior")
         # Bundles are imported as import jobs of their own kind.
         register_importer(ImportJob.Kind.BUNDLE, import_bundle_job)
         register_importer(ImportJob.Kind.IR_DATASETS, import_dataset_job)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from annotation.models import AdjudicatedBy, Project, Task
+from annotation.models import AdjudicatedBy, Document, Project, Task, Topic
 
 
 class Run(models.Model):
@@ -90,6 +90,14 @@ class GroundTruthSnapshot(models.Model):
         return f"{self.project} v{self.version} ({self.method})"
 
 
+class LabelSource(models.TextChoices):
+    """Who judged a snapshot's item: the project's annotators, a prior set of judgements, or both."""
+
+    CROWD = "crowd", "Crowd"
+    PRIOR = "prior", "Prior judgements"
+    BOTH = "both", "Both"
+
+
 class SnapshotLabel(models.Model):
     """The aggregated label of one task in one snapshot.
 
@@ -116,6 +124,12 @@ class SnapshotLabel(models.Model):
     # Items whose vote tied: how the tie was settled in this snapshot, or that it waits to be
     # (evaluation.ground_truth.ties.TieState); empty for every other item.
     tie = models.CharField(max_length=30, blank=True, default="")
+    # Where the label comes from when the project has prior judgements (evaluation.prior): the
+    # crowd alone, a prior set alone, or both (the label then follows the snapshot's precedence, and
+    # both labels are kept beside it for the crowd-against-prior agreement).
+    source = models.CharField(max_length=5, choices=LabelSource.choices, default="crowd", db_default="crowd")
+    prior_label = models.SmallIntegerField(null=True, blank=True)
+    crowd_label = models.SmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["snapshot", "task"]
@@ -193,6 +207,90 @@ class ExternalQrels(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class PriorQrels(models.Model):
+    """Relevance judgements made before this project (a collection's official qrels, an earlier
+    crowd's, an LLM's), reused: pooling skips the pairs they judge and the ground truth merges them
+    with the crowd's labels (``evaluation.prior``). Unlike ``ExternalQrels`` they name only the
+    project's own topics and documents, one row per judgement."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="prior_qrels")
+    name = models.CharField(max_length=200)
+    source = models.CharField(max_length=300, blank=True, help_text="Where they come from (a file, a URL).")
+    judged_on = models.DateField(null=True, blank=True, help_text="When they were made.")
+    assessor = models.CharField(
+        max_length=200, blank=True, help_text='Who judged: "NIST assessors", "earlier crowd", "LLM" …'
+    )
+    judged_count = models.PositiveIntegerField(default=0)
+    relevant_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "pk"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="prior_qrels_name_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PriorJudgement(models.Model):
+    """One (topic, document, relevance) of a prior set."""
+
+    prior_qrels = models.ForeignKey(PriorQrels, on_delete=models.CASCADE, related_name="judgements")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    relevance = models.SmallIntegerField()
+
+    class Meta:
+        ordering = ["prior_qrels", "topic", "document"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["prior_qrels", "topic", "document"], name="prior_judgement_once_per_pair"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic_id}/{self.document_id}: {self.relevance}"
+
+
+class Precedence(models.TextChoices):
+    """Which label a snapshot keeps where the crowd and a prior set both judged a pair."""
+
+    PRIOR_WINS = "prior-wins", "Prior wins"
+    CROWD_WINS = "crowd-wins", "Crowd wins"
+    CROWD_WHERE_MISSING = "crowd-where-missing", "Crowd only where prior is missing"
+
+
+class PriorSettings(models.Model):
+    """How a project's ground truth merges its prior judgements (one row, made when first set)."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="prior_settings")
+    precedence = models.CharField(max_length=20, choices=Precedence.choices, default=Precedence.PRIOR_WINS)
+
+    def __str__(self) -> str:
+        return f"{self.project}: {self.precedence}"
+
+
+class SnapshotPriorLabel(models.Model):
+    """A pair of a snapshot's ground truth that only a prior set judged (no crowd label): the label
+    comes from the prior set, so it has no item row of its own (``SnapshotLabel``)."""
+
+    snapshot = models.ForeignKey(GroundTruthSnapshot, on_delete=models.CASCADE, related_name="prior_labels")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    label = models.SmallIntegerField()
+
+    class Meta:
+        ordering = ["snapshot", "topic", "document"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["snapshot", "topic", "document"], name="snapshot_prior_label_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic_id}/{self.document_id}: {self.label} (prior)"
 
 
 class Evaluation(JobState):

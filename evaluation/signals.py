@@ -1,7 +1,8 @@
 """What the evaluation app's lower features announce, so that control flows down.
 
 Collection (imports, runs, bundles) and ground truth say what happened; scoring listens and decides
-what to score again (``evaluation.scoring.receivers``, connected in ``evaluation.apps``). Neither
+what to score again (``evaluation.scoring.receivers``, connected in ``evaluation.apps``). Prior
+judgements say when they changed, and ground truth listens (a new snapshot merges them). Neither
 collection nor ground truth imports scoring or texts (an import-linter contract holds it so).
 Each signal is sent at once, in the announcer's transaction, as a direct call would be: what a
 listener stores (an evaluation requested) commits or rolls back with what was announced, and the jobs it
@@ -23,6 +24,8 @@ collection_imported = Signal()
 runs_changed = Signal()
 # A new ground-truth snapshot was written: ``snapshot_id``.
 snapshot_written = Signal()
+# A project's prior judgements or their precedence changed: ``project_id`` (ground truth listens).
+prior_changed = Signal()
 
 
 def _announce(signal: Signal, name: str, **facts: object) -> None:
@@ -49,3 +52,7 @@ def announce_runs_changed(project_id: int) -> None:
 
 def announce_snapshot_written(snapshot_id: int) -> None:
     _announce(snapshot_written, "snapshot_written", snapshot_id=snapshot_id)
+
+
+def announce_prior_changed(project_id: int) -> None:
+    _announce(prior_changed, "prior_changed", project_id=project_id)

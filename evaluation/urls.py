@@ -16,4 +16,5 @@ urlpatterns = [
     path("", include("evaluation.scoring.urls")),
     path("", include("evaluation.bundle.urls")),
     path("", include("evaluation.irds.urls")),
+    path("", include("evaluation.prior.urls")),
 ]

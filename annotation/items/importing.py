@@ -69,6 +69,12 @@ class ImportSummary:
     attention_checks_created: int = 0
     references_created: int = 0  # text projects: reference texts per input (the evaluation app stores them)
     qrels_created: int = 0  # judgements of a qrels file, kept as reference qrels (by the evaluation app)
+    # Pooled pairs a prior set of judgements already judges (the evaluation app's), how many of them
+    # were left out of the pool, and the judgements that saves (left out × k).
+    prior_created: int = 0
+    prior_judged: int = 0
+    prior_skipped: int = 0
+    judgements_saved: int = 0
     dry_run: bool = False  # nothing was stored: the counts say what the import would create
     # For a dry run with runs: each topic's pooled documents in the order they would be judged.
     judging_order: dict = field(default_factory=dict)

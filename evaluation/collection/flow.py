@@ -25,6 +25,8 @@ from evaluation.metrics.natural_order import natural_sorted
 from evaluation.metrics.trec.files import TrecFormatError
 from evaluation.metrics.trec.topics import read_topics
 from evaluation.models import ExternalQrels
+from evaluation.prior.importing import import_prior_qrels
+from evaluation.prior.pooling import Reuse, reuse_prior
 from evaluation.signals import announce_collection_imported
 
 
@@ -64,6 +66,8 @@ def import_collection(
     references: Sequence[dict] = (),
     qrels: str = "",
     qrels_name: str = "reference",
+    judge_prior: bool = False,
+    prior: Mapping[str, Any] | None = None,
     still_wanted: Callable[[], None] = lambda: None,
     **what_to_judge: Any,
 ) -> ImportSummary:
@@ -74,19 +78,31 @@ def import_collection(
     rbp) and cut to ``pool_budget`` per topic if given, becomes items (existing items keep their
     judgements and move up if ranked higher, so runs added later add only new pairs). ``qrels``,
     a qrels file's text, is stored as the external qrels ``qrels_name`` (``scoring.external``)
-    once the topics it names are. The other keyword arguments are
+    once the topics it names are. ``prior`` (``{"qrels", "name", "source", "judged_on",
+    "assessor"}``) is stored as a prior set of judgements (``prior.importing``) before the runs are
+    pooled; the pool leaves out the pairs any prior set judges unless ``judge_prior`` asks for them
+    to be judged again (``prior.pooling``), and the summary counts them. The other keyword arguments are
     ``annotation.items.importing.import_items``'s.
     With ``dry_run`` everything is checked and counted, then undone; the summary then lists each
     topic's pooled documents in judging order. Raises ImportProblem.
     """
     stored: list = []
     pooled: dict[str, dict[str, int]] = {}
+    reuse = [Reuse()]
+    prior_stored: list = []
+
+    def store_prior() -> None:
+        if prior and not prior_stored:
+            prior_stored.append(prior_set(project, prior))
 
     def pool(catalogue: Catalogue) -> dict[str, dict[str, int]]:
+        store_prior()
         parsed = parse_runs(project, runs, catalogue)
         store_runs(project, parsed, pool_depth, group=run_group)
         stored.extend(parsed)
-        pooled.update(pool_runs(parsed, pool_depth, pool_budget, pool_method) if pool_depth else {})
+        wanted = pool_runs(parsed, pool_depth, pool_budget, pool_method) if pool_depth else {}
+        kept, reuse[0] = reuse_prior(project, wanted, judge_prior)
+        pooled.update(kept)
         return pooled
 
     summary = None
@@ -94,6 +110,7 @@ def import_collection(
     try:
         with transaction.atomic():
             summary = import_items(project, pool=pool if runs else None, **what_to_judge)
+            store_prior()  # an import without runs stores it after the topics and documents
             summary = replace(summary, references_created=import_references(project, list(references)))
             if qrels:
                 reference = reference_qrels(project, qrels_name, qrels)
@@ -112,7 +129,33 @@ def import_collection(
         if dry_run
         else {}
     )
-    return replace(summary, runs_created=len(stored), dry_run=dry_run, judging_order=order)
+    return replace(
+        summary,
+        runs_created=len(stored),
+        dry_run=dry_run,
+        judging_order=order,
+        prior_judged=reuse[0].judged,
+        prior_skipped=reuse[0].skipped,
+        judgements_saved=reuse[0].judgements_saved,
+        prior_created=prior_stored[0].judged_count if prior_stored else 0,
+    )
+
+
+def prior_set(project: Project, prior: Mapping[str, Any]) -> Any:
+    """``import_prior_qrels`` under the import's field names (``prior_qrels``, ``prior_name``)."""
+    try:
+        return import_prior_qrels(
+            project,
+            prior.get("name") or "prior",
+            prior["qrels"],
+            source=prior.get("source", ""),
+            judged_on=prior.get("judged_on"),
+            assessor=prior.get("assessor", ""),
+        )
+    except ImportProblem as problem:
+        raise ImportProblem(
+            "prior_name" if problem.field == "name" else "prior_qrels", problem.message
+        ) from problem
 
 
 def reference_qrels(project: Project, name: str, text: str) -> ExternalQrels:
@@ -146,6 +189,9 @@ def import_from_body(
     given = len(data["topics"])
     from_file = trec_file_topics(data.pop("trec_topics"))
     data["topics"] = [*data["topics"], *(topic for topic, _ in from_file)]
+    prior = {key: data.pop(f"prior_{key}") for key in ("qrels", "name", "source", "assessor", "date")}
+    if prior["qrels"]:
+        data["prior"] = prior | {"judged_on": prior.pop("date")}
     try:
         return import_collection(project, still_wanted=still_wanted, **data)
     except ImportProblem as problem:
@@ -210,8 +256,16 @@ def describe_import(summary: ImportSummary) -> str:
         (summary.attention_checks_created, "attention check"),
         (summary.references_created, "reference"),
         (summary.qrels_created, "reference judgement"),
+        (summary.prior_created, "prior judgement"),
     ]
     parts = [f"{n} {name}{'' if n == 1 else 's'}" for n, name in counts if n]
+    if summary.prior_skipped:
+        parts.append(
+            f"{summary.prior_skipped} pooled pair{'' if summary.prior_skipped == 1 else 's'} left out as "
+            f"judged before ({summary.judgements_saved} judgements saved)"
+        )
+    elif summary.prior_judged:
+        parts.append(f"{summary.prior_judged} pooled pairs judged before, judged again")
     if summary.dry_run:
         return "would create " + (", ".join(parts) or "nothing new") + " (nothing was stored)"
     return (", ".join(parts) or "nothing new") + f" ({summary.tasks_total} items in the project)"

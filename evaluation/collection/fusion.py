@@ -23,6 +23,7 @@ from evaluation.metrics.fusion.normalisation import NORMALISATIONS
 from evaluation.metrics.fusion.rrf import DEFAULT_K
 from evaluation.metrics.trec.files import TopicScores
 from evaluation.models import Run
+from evaluation.prior.pooling import reuse_prior
 from evaluation.signals import announce_collection_imported
 
 
@@ -49,6 +50,7 @@ def fuse_project_runs(
     depth: int | None = None,
     pool_depth: int = 0,
     pool_method: str = "depth",
+    judge_prior: bool = False,
 ) -> Fused:
     """Fuse the project's runs ``run_ids`` into a new run tagged ``tag`` (by default the method and
     normalisation), described by what it fused and how.
@@ -58,7 +60,8 @@ def fuse_project_runs(
     2. Read each run's ranked lists and fuse them (a topic a run lacks counts as retrieved nothing by
        it; runs with no topic in common are refused).
     3. Store the run and its ranked lists, and with ``pool_depth`` > 0 pool its top documents as
-       items (``runs.pool_runs``: depth or rbp order), all in one transaction.
+       items (``runs.pool_runs``: depth or rbp order; pairs a prior set judges left out unless
+       ``judge_prior``, ``prior.pooling``), all in one transaction.
     4. Announce the new run (``collection_imported``), so scoring adds it to the leaderboard.
 
     Raises ImportProblem naming the field at fault (``runs``, ``tag``, ``method``, …); nothing is
@@ -105,7 +108,9 @@ def fuse_project_runs(
             if pool_depth:
                 summary = import_items(
                     project,
-                    pool=lambda _: pool_runs([(tag, columns)], pool_depth, method=pool_method),
+                    pool=lambda _: reuse_prior(
+                        project, pool_runs([(tag, columns)], pool_depth, method=pool_method), judge_prior
+                    )[0],
                 )
                 items = summary.tasks_created
     except IntegrityError as error:  # another request took the tag meanwhile

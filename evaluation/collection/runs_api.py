@@ -33,7 +33,7 @@ from evaluation.collection.runs import run_file, with_line_totals
 from evaluation.collection.serializers import ImportSummarySerializer
 from evaluation.models import Run
 
-RUN_KEYS = {"runs", "pool_depth", "pool_budget", "pool_method", "run_group", "dry_run"}
+RUN_KEYS = {"runs", "pool_depth", "pool_budget", "pool_method", "run_group", "dry_run", "judge_prior"}
 
 
 class RunSerializer(serializers.ModelSerializer):
@@ -74,8 +74,9 @@ class RunFilter(django_filters.FilterSet):
 
 class RunListView(ProjectList):
     """The project's runs by tag (GET, paginated, filtered); add runs (POST ``{"runs": [text, …],
-    "pool_depth", "pool_budget", "run_group", "dry_run"}``): only new pairs become items; a dry run
-    (200) counts them first."""
+    "pool_depth", "pool_budget", "run_group", "dry_run", "judge_prior"}``): only new pairs become items,
+    and pairs a prior set judges are left out unless ``judge_prior``; a dry run (200) counts them first,
+    with the judgements the prior sets save."""
 
     model = Run
     serializer_class = RunSerializer
@@ -167,6 +168,9 @@ class FuseSerializer(StrictSerializer):
         help_text="Pool the fused run's top N documents per topic as items (0: store it unpooled).",
     )
     pool_method = serializers.ChoiceField(choices=["depth", "rbp"], default="depth")
+    judge_prior = serializers.BooleanField(
+        default=False, help_text="Pool pairs a prior set already judges too (default: left out)."
+    )
 
 
 class FusedRunSerializer(RunSerializer):

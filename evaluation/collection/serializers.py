@@ -109,12 +109,31 @@ class ImportSerializer(StrictSerializer):
         required=False, default="reference", max_length=200, help_text="The name the qrels are kept under."
     )
 
+    judge_prior = serializers.BooleanField(
+        default=False,
+        help_text="Pool the pairs a prior set of judgements already judges too (an overlap audit); by "
+        "default they are left out of the pool, and the summary counts the judgements saved.",
+    )
+    prior_qrels = LongTextField(
+        required=False,
+        default="",
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="A TREC qrels text stored as prior judgements (`prior_name`), before the runs are pooled: "
+        "its pairs are reused, not judged again. It names only the project's or this import's topics and "
+        "documents; a line naming anything else is refused with its number.",
+    )
+    prior_name = serializers.CharField(required=False, default="prior", max_length=200)
+    prior_source = serializers.CharField(required=False, default="", allow_blank=True, max_length=300)
+    prior_assessor = serializers.CharField(required=False, default="", allow_blank=True, max_length=200)
+    prior_date = serializers.DateField(required=False, allow_null=True, default=None)
+
     def validate(self, attrs):
         streamed = self.context.get("documents")
         if streamed is not None:  # an import job's, checked as they were read (``collection.streaming``)
             attrs["documents"] = streamed
         keys = ("topics", "documents", "runs", "items", "gold", "qualification", "references", "trec_topics")
-        if not any(attrs.get(key) for key in (*keys, "qrels")):
+        if not any(attrs.get(key) for key in (*keys, "qrels", "prior_qrels")):
             raise serializers.ValidationError(
                 {
                     "non_field_errors": [
@@ -137,5 +156,11 @@ class ImportSummarySerializer(serializers.Serializer):
     attention_checks_created = serializers.IntegerField()
     references_created = serializers.IntegerField()
     qrels_created = serializers.IntegerField()
+    prior_created = serializers.IntegerField(help_text="Prior judgements stored.")
+    prior_judged = serializers.IntegerField(help_text="New pooled pairs a prior set already judges.")
+    prior_skipped = serializers.IntegerField(help_text="Of them, left out of the pool (not judged again).")
+    judgements_saved = serializers.IntegerField(
+        help_text="Judgements the left-out pairs would have cost (× k)."
+    )
     dry_run = serializers.BooleanField()
     judging_order = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))

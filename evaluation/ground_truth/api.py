@@ -224,3 +224,31 @@ class GroundTruthJobCancelView(APIView):
         return cancel_by_api(
             request, GROUND_TRUTH_JOBS, get_object_or_404(GroundTruthJob, project=project, pk=pk)
         )
+
+
+NO_PRIOR = "this snapshot merged no prior judgements: import a prior set, and the next snapshot compares them"
+
+
+class PriorAgreementView(APIView):
+    """GET (``?version=N``, default the newest snapshot): how far the crowd agrees with the prior sets
+    on the pairs both judged, as that snapshot computed it: Cohen's kappa with its interval and a
+    bootstrap interval, the confusion counts (rows: prior, columns: crowd), overall and per topic
+    (no kappa below 10 shared items, no bootstrap interval below 30: the reason instead). 404 when
+    there is no such snapshot."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("version", int, required=False)], responses={200: OpenApiTypes.OBJECT}
+    )
+    def get(self, request: Request, project_pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        snapshot = latest_snapshot(project, version_parameter(request))
+        if snapshot is None:
+            raise Http404("No such snapshot.")
+        figures = snapshot.agreement.get("prior")
+        if figures is None:
+            return Response({"snapshot": snapshot.version, "reason": NO_PRIOR})
+        return Response(
+            {"snapshot": snapshot.version, "signature": snapshot.signature, "reason": None} | figures
+        )

@@ -34,6 +34,8 @@ from annotation.models import AdjudicatedBy, Project
 from annotation.task_types import LIKERT_GOLD_TOLERANCE
 from evaluation.ground_truth.read import Inputs
 from evaluation.ground_truth.ties import rule_parameters, tie_states
+from evaluation.prior.agreement import crowd_against_prior
+from evaluation.prior.merge import merge_labels
 
 # Bootstrap resamples of the comparisons for the interval of each system's Bradley-Terry strength.
 RANKING_RESAMPLES = 200
@@ -157,6 +159,10 @@ class Computed:
     adjudications: dict = field(default_factory=dict)
     # task -> how its tied vote was settled, or that it waits (evaluation.ground_truth.ties)
     ties: dict = field(default_factory=dict)
+    # Projects with prior sets: task -> (source, prior label, crowd label) of the items both judged,
+    # and (topic, document, label) of the pairs only a prior set judged (evaluation.prior.merge).
+    sources: dict = field(default_factory=dict)
+    prior_only: list = field(default_factory=list)
 
 
 def label_classes(project: Project, triples: list) -> list:
@@ -198,7 +204,19 @@ def compute_labels(inputs: Inputs, progress: Progress = no_progress) -> Computed
         figures["systems"] = system_ranking(triples, inputs.systems)
     labels, adjudications = adjudicated_labels(labels, inputs.decisions, inputs.extra_assessors)
     ties = tie_states(vote.ties, vote.tie_breaks, inputs.referrals, inputs.decisions, inputs.extra_assessors)
-    return Computed(labels, parameters, figures, report, adjudications, ties)
+    if inputs.prior is None:
+        return Computed(labels, parameters, figures, report, adjudications, ties)
+    progress("merging the prior judgements", 0.88)
+    merged = merge_labels(labels, inputs.prior.pairs, inputs.prior.labels, inputs.prior.precedence)
+    parameters |= {"prior": inputs.prior.precedence, "prior_sets": "+".join(inputs.prior.sets)}
+    figures["prior"] = crowd_against_prior(merged.sources, inputs.prior.pairs, inputs.prior.topics) | {
+        "precedence": inputs.prior.precedence,
+        "sets": inputs.prior.sets,
+        "prior_only": len(merged.prior_only),
+    }
+    return Computed(
+        merged.labels, parameters, figures, report, adjudications, ties, merged.sources, merged.prior_only
+    )
 
 
 def system_ranking(triples: list, systems: dict[int, tuple[str, str]]) -> dict:

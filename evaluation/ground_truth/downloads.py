@@ -16,7 +16,8 @@ SUMMARY_FIELDS = ("mean", "median", "std", "iqr", "n")
 
 
 def snapshot_qrels(snapshot: GroundTruthSnapshot) -> Qrels:
-    """The snapshot's labelled items as qrels: ``{topic: {docno: label}}`` (unlabelled items left out)."""
+    """The snapshot's labelled items as qrels: ``{topic: {docno: label}}`` (unlabelled items left out),
+    with the pairs only a prior set judged (``SnapshotPriorLabel``) when the project merges prior sets."""
     qrels: Qrels = {}
     rows = snapshot.labels.filter(label__isnull=False).values_list(
         "task__topic__external_id", "task__document__external_id", "label"
@@ -24,6 +25,24 @@ def snapshot_qrels(snapshot: GroundTruthSnapshot) -> Qrels:
     for topic, docno, label in rows.iterator(chunk_size=5000):
         if label is not None:  # filtered above; says so to the type checker
             qrels.setdefault(topic, {})[docno] = label
+    prior_only = snapshot.prior_labels.values_list("topic__external_id", "document__external_id", "label")
+    for topic, docno, label in prior_only.iterator(chunk_size=5000):
+        qrels.setdefault(topic, {})[docno] = label
+    return qrels
+
+
+def crowd_qrels(snapshot: GroundTruthSnapshot) -> Qrels:
+    """The crowd's own labels in the snapshot, as qrels: where a prior set's label was merged in, the
+    crowd's label it stands beside, and no pair only a prior set judged. Equal to ``snapshot_qrels``
+    for a project without prior sets."""
+    qrels: Qrels = {}
+    rows = snapshot.labels.filter(label__isnull=False).values_list(
+        "task__topic__external_id", "task__document__external_id", "label", "crowd_label"
+    )
+    for topic, docno, label, crowd_label in rows.iterator(chunk_size=5000):
+        own = crowd_label if crowd_label is not None else label
+        if own is not None:
+            qrels.setdefault(topic, {})[docno] = own
     return qrels
 
 

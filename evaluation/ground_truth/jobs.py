@@ -228,3 +228,9 @@ def recompute_all() -> int:
 def on_judgements_changed(sender, project_id: int, **kwargs) -> None:
     """Receiver of ``annotation.signals.judgements_changed``: a debounced ground-truth job."""
     request_ground_truth(project_id)
+
+
+def on_prior_changed(sender, project_id: int, **kwargs) -> None:
+    """Receiver of ``evaluation.signals.prior_changed``: the project's prior sets or their precedence
+    changed, which the snapshot's fingerprint covers, so a debounced job writes a new version."""
+    request_ground_truth(project_id)

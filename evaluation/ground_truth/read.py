@@ -24,6 +24,7 @@ from annotation.models import (
     Project,
     Task,
 )
+from evaluation.prior.reading import PriorInputs, prior_inputs
 
 # The tie-break of the votes that are not the project's own majority vote (the gold-weighted
 # method's equal scores, the leaderboard's alternative ground truths): the lower label.
@@ -106,6 +107,8 @@ class Inputs:
     referrals: dict = field(default_factory=dict)
     # The project's majority vote refers its ties (to one more annotator, or to the researcher).
     refers_ties: bool = False
+    # Label projects with prior sets: the prior judgements the snapshot merges (``evaluation.prior``).
+    prior: PriorInputs | None = None
 
 
 def database_now() -> datetime:
@@ -153,6 +156,7 @@ def fingerprint_inputs(
     meta: np.ndarray,
     gold: tuple,
     adjudication: tuple = ((), ()),
+    prior: tuple = (),
 ) -> str:
     """SHA-256 of everything that decides the result.
 
@@ -160,8 +164,9 @@ def fingerprint_inputs(
     time of the last change and the answer itself, so any added, removed or changed judgement
     changes it; ``gold`` is whatever gold input the method uses; ``adjudication`` is the
     researchers' decisions in force and the items' extra assessors (hashed only when there are
-    any, so the fingerprints of projects that never adjudicated stay what they were). Equal
-    fingerprints mean equal inputs.
+    any, so the fingerprints of projects that never adjudicated stay what they were); ``prior`` is
+    the precedence and every prior judgement merged (``prior.reading``; hashed only when the project
+    has prior sets, for the same reason). Equal fingerprints mean equal inputs.
     """
     digest = hashlib.sha256()
     described = [
@@ -179,6 +184,8 @@ def fingerprint_inputs(
     digest.update(json.dumps(gold, sort_keys=True, default=str).encode())
     if any(adjudication):
         digest.update(json.dumps(adjudication, sort_keys=True, default=str).encode())
+    if prior:
+        digest.update(json.dumps(prior, default=str).encode())
     return digest.hexdigest()
 
 
@@ -271,6 +278,7 @@ def read_inputs(project_id: int, method: str | None, tie_rule: str | None = None
     referrals = referral_inputs(project)
     # A referring tie rule is an input under its own name: its ties wait (labelled lower meanwhile).
     refers_ties = method == Project.GroundTruthMethod.MAJORITY and project.tie_route is not None
+    prior = prior_inputs(project) if project.has_labels else None
     fingerprint = fingerprint_inputs(
         project,
         method,
@@ -279,6 +287,7 @@ def read_inputs(project_id: int, method: str | None, tie_rule: str | None = None
         meta,
         (gold_triples, sorted(gold.items())),
         (sorted(decisions.items()), sorted(extra_assessors.items()), sorted(referrals.items())),
+        prior.fingerprinted if prior else (),
     )
     if latest is not None and latest["input_fingerprint"] == fingerprint:
         return f"unchanged: version {latest['version']} was built from the same inputs"
@@ -299,6 +308,7 @@ def read_inputs(project_id: int, method: str | None, tie_rule: str | None = None
         extra_assessors=extra_assessors,
         referrals=referrals,
         refers_ties=refers_ties,
+        prior=prior,
     )
 
 

@@ -80,4 +80,9 @@ urlpatterns = [
         name="snapshot-qrels-api",
     ),
     path("api/projects/<int:project_pk>/snapshots/<int:version>/diff/", snapshot_diff, name="snapshot-diff"),
+    path(
+        "api/projects/<int:project_pk>/prior-qrels/agreement/",
+        api.PriorAgreementView.as_view(),
+        name="prior-agreement-api",
+    ),
 ]

@@ -98,6 +98,7 @@ def ground_truth(request: AuthenticatedHttpRequest, project_id: int) -> HttpResp
     for snapshot in snapshots:
         snapshot.adjudicated = adjudicated.get(snapshot.pk, {})  # type: ignore[attr-defined]
     newest = snapshots[0] if snapshots else None
+    prior_figures = newest.agreement.get("prior") if newest else None
     return render(
         request,
         "evaluation/ground_truth.html",
@@ -107,6 +108,12 @@ def ground_truth(request: AuthenticatedHttpRequest, project_id: int) -> HttpResp
             "jobs": jobs,
             "active": active,
             "ties": tie_report(project, newest, TIES_ON_PAGE),
+            "prior_agreement": prior_figures,
+            "prior_confusion": (
+                list(zip(prior_figures["classes"], prior_figures["overall"]["confusion"], strict=True))
+                if prior_figures
+                else []
+            ),
         },
     )
 

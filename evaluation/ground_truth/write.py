@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from annotation.judging.bulk import store_rows
 from evaluation.ground_truth.compute import Computed
 from evaluation.ground_truth.read import Inputs
-from evaluation.models import GroundTruthSnapshot, SnapshotLabel
+from evaluation.models import GroundTruthSnapshot, SnapshotLabel, SnapshotPriorLabel
 
 # -- phase 3: write ------------------------------------------------------------------------------
 
@@ -88,11 +88,19 @@ def write_snapshot(
             LABEL_COLUMNS,
             (
                 (snapshot.pk, task_id, label, confidence, n, details, computed.ties.get(task_id, ""))
-                # (how, the crowd's aggregate, who/when/why): LABEL_COLUMNS' last three
+                # (how, the crowd's aggregate, who/when/why)
                 + (computed.adjudications.get(task_id) or NOT_ADJUDICATED)
+                # (source, prior label, crowd label): LABEL_COLUMNS' last three
+                + (computed.sources.get(task_id) or CROWD_ONLY)
                 for task_id, label, confidence, n, details in computed.labels
             ),
         )
+        if computed.prior_only:
+            store_rows(
+                SnapshotPriorLabel,
+                ("snapshot_id", "topic_id", "document_id", "label"),
+                ((snapshot.pk, topic, document, label) for topic, document, label in computed.prior_only),
+            )
         return snapshot
 
 
@@ -107,5 +115,9 @@ LABEL_COLUMNS = (
     "adjudicated_by",
     "aggregate_label",
     "adjudication",
+    "source",
+    "prior_label",
+    "crowd_label",
 )
 NOT_ADJUDICATED: tuple[str, int | None, dict] = ("", None, {})
+CROWD_ONLY: tuple[str, int | None, int | None] = ("crowd", None, None)

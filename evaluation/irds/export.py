@@ -7,7 +7,8 @@
 - ``runs/<tag>.run`` — each run in TREC's format (``qid Q0 docno rank score tag``: trec_eval,
   ir_datasets' ``TrecScoredDocs``);
 - ``qrels/snapshot-v<N>.qrels`` — every ground-truth snapshot's labels as TREC qrels, and
-  ``qrels/external-<name>.qrels`` every external qrels the project holds (``TrecQrels``, trec_eval);
+  ``qrels/external-<name>.qrels`` every external qrels the project holds and ``qrels/prior-<name>.qrels``
+  every set of prior judgements (``TrecQrels``, trec_eval);
 - ``metadata.json`` — what the project is, each file's role and size, each snapshot's method and
   signature, and how to register the folder with ir_datasets.
 
@@ -30,6 +31,7 @@ from annotation.models import Project
 from evaluation.collection.runs import run_file
 from evaluation.ground_truth.downloads import qrels_text
 from evaluation.metrics.trec.files import write_qrels
+from evaluation.models import PriorQrels
 
 FORMAT = "cranfield-ir-datasets-export"
 FORMAT_VERSION = 1
@@ -59,6 +61,15 @@ def document_lines(project: Project) -> Iterator[str]:
     rows = project.documents.order_by("id").values_list("external_id", "title", "text")
     for did, title, text in rows.iterator(chunk_size=2000):
         yield json.dumps({"doc_id": did, "title": title, "text": text}, ensure_ascii=False) + "\n"
+
+
+def prior_set_qrels(prior: PriorQrels) -> dict[str, dict[str, int]]:
+    """A prior set as ``{topic: {document: relevance}}``."""
+    qrels: dict[str, dict[str, int]] = {}
+    rows = prior.judgements.values_list("topic__external_id", "document__external_id", "relevance")
+    for topic, document, relevance in rows.iterator(chunk_size=5000):
+        qrels.setdefault(topic, {})[document] = relevance
+    return qrels
 
 
 def file_name(prefix: str, name: str, number: int, suffix: str) -> str:
@@ -126,6 +137,20 @@ def write_export(project: Project, out: IO[bytes]) -> dict:
             write_qrels(external.judgements, text)
             writer.write(name, "external qrels as imported, TREC qrels", [text.getvalue()])
             qrels.append({"file": name, "external_qrels": external.name})
+        for number, prior in enumerate(project.prior_qrels.order_by("name"), start=1):
+            name = file_name("qrels", f"prior-{prior.name}", number, ".qrels")
+            text = io.StringIO()
+            write_qrels(prior_set_qrels(prior), text)
+            writer.write(name, "prior judgements as imported, TREC qrels", [text.getvalue()])
+            qrels.append(
+                {
+                    "file": name,
+                    "prior_qrels": prior.name,
+                    "source": prior.source,
+                    "date": prior.judged_on.isoformat() if prior.judged_on else None,
+                    "assessor": prior.assessor,
+                }
+            )
         metadata = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,

@@ -69,12 +69,17 @@ class ImportChoiceSerializer(StrictSerializer):
         help_text="At most this many documents: first those the kept topics' qrels and scoreddocs name.",
     )
     qrels = serializers.ChoiceField(
-        choices=[*reading.QRELS_USES, *reading.PLANNED_QRELS_USES],
+        choices=list(reading.QRELS_USES),
         default="reference",
-        help_text="reference: the kept topics' qrels become the project's external qrels; none: left out.",
+        help_text="reference: the kept topics' qrels become the project's external qrels; prior: its prior "
+        "judgements (the scoreddocs' pool leaves their pairs out, the ground truth merges them); "
+        "none: left out.",
     )
     qrels_name = serializers.CharField(
-        max_length=200, default="", allow_blank=True, help_text="The external qrels' name (default: the id)."
+        max_length=200,
+        default="",
+        allow_blank=True,
+        help_text="The external qrels' or prior set's name (default: the id).",
     )
     relevant_from = serializers.IntegerField(
         required=False,
@@ -139,6 +144,10 @@ def check_names(project: Project, choice: reading.Choice) -> None:
         raise ImportFailed(
             [("qrels_name", f"the project already has external qrels named {choice.reference_name()!r}")]
         )
+    if choice.qrels == "prior" and project.prior_qrels.filter(name=choice.reference_name()).exists():
+        raise ImportFailed(
+            [("qrels_name", f"the project already has prior judgements named {choice.reference_name()!r}")]
+        )
     if choice.scoreddocs and project.runs.filter(tag=choice.scoreddocs_tag()).exists():
         raise ImportFailed(
             [("run_tag", f"a run tagged {choice.scoreddocs_tag()!r} already exists in this project")]
@@ -174,7 +183,8 @@ def import_dataset_job(
     """The import job's work (``import_jobs.IMPORTERS``), all or nothing:
 
     1. the choice checked again against the dataset, its queries read as topics;
-    2. the kept topics' qrels (as the external reference) and scoreddocs (as a run);
+    2. the kept topics' qrels (as the external reference, or as prior judgements) and scoreddocs (as
+       a run, whose pool leaves out the pairs prior judgements judge);
     3. the documents read, capped, checked as the collection import checks them and spooled to disk;
     4. the scoreddocs run cut to the documents kept, and everything stored by the collection import's
        flow, which refuses and undoes it all on any problem.
@@ -186,7 +196,7 @@ def import_dataset_job(
     topic_ids = [topic["id"] for topic in topics]
     progress(f"read {len(topics):,} queries; reading the qrels and scoreddocs", 0.05)
     judged = reading.Judged({})
-    if choice.qrels == "reference":
+    if choice.qrels in ("reference", "prior"):
         judged = reading.read_qrels(dataset, topic_ids, choice.relevant_from)
     scored = reading.read_scoreddocs(dataset, topic_ids) if choice.scoreddocs else {}
     named: set[str] = set()
@@ -210,7 +220,19 @@ def import_dataset_job(
             out = io.StringIO()
             write_run(run, out, choice.scoreddocs_tag())
             body["runs"] = [out.getvalue()]
-        if judged.qrels:
+        prior_left_out = 0
+        if judged.qrels and choice.qrels == "prior":
+            # Prior judgements name only the project's documents: those past the cap are left out.
+            prior, prior_left_out = cut_qrels(judged.qrels, kept_ids)
+            out = io.StringIO()
+            write_qrels(prior, out)
+            body |= {
+                "prior_qrels": out.getvalue(),
+                "prior_name": choice.reference_name(),
+                "prior_source": f"ir_datasets {choice.dataset}",
+                "prior_assessor": "the dataset's assessors",
+            }
+        elif judged.qrels:
             out = io.StringIO()
             write_qrels(judged.qrels, out)
             body |= {"qrels": out.getvalue(), "qrels_name": choice.reference_name()}
@@ -223,6 +245,7 @@ def import_dataset_job(
         "documents_empty": kept.empty,
         "empty_document_ids": kept.empty_ids,
         "run_lines_left_out": run_left_out,
+        "prior_lines_left_out": prior_left_out,
     }
 
 
@@ -248,6 +271,18 @@ def spool_documents(documents: Any, out: SpooledDocuments) -> set[str]:
     if out.problems:
         raise ImportFailed(out.problems)
     return ids
+
+
+def cut_qrels(qrels: dict[str, dict[str, int]], documents: set[str]) -> tuple[dict[str, dict[str, int]], int]:
+    """The qrels without the documents the import left out; and how many lines went."""
+    cut: dict[str, dict[str, int]] = {}
+    left_out = 0
+    for topic, labels in qrels.items():
+        kept = {doc: label for doc, label in labels.items() if doc in documents}
+        left_out += len(labels) - len(kept)
+        if kept:
+            cut[topic] = kept
+    return cut, left_out
 
 
 def cut_run(run: dict[str, dict[str, float]], documents: set[str]) -> tuple[dict[str, dict[str, float]], int]:

@@ -16,12 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-# How qrels may enter a project. "prior" (prior judgements merged into the ground truth) is issue 25,
-# item 2: it is refused by name until that exists, and its importer goes beside ``reference``'s.
-QRELS_USES = ("reference", "none")
-PLANNED_QRELS_USES = {
-    "prior": "qrels as prior judgements are not available yet (issue 25, item 2): use reference"
-}
+# How qrels may enter a project: as the external reference qrels, as prior judgements (reused by
+# pooling and merged into the ground truth: ``evaluation.prior``), or not at all.
+QRELS_USES = ("reference", "prior", "none")
 # Separates the text fields of a document joined into its text.
 FIELD_JOINER = "\n\n"
 MOST_LISTED = 10  # unknown topics named in one message
@@ -118,8 +115,6 @@ def check(dataset: Any, choice: Choice) -> None:
             raise DatasetProblem(
                 key, f"{name!r}'s documents have no field {wanted!r} (they have {', '.join(doc_fields)})"
             )
-    if choice.qrels in PLANNED_QRELS_USES:
-        raise DatasetProblem("qrels", PLANNED_QRELS_USES[choice.qrels])
     if choice.qrels not in QRELS_USES:
         raise DatasetProblem("qrels", f"must be one of {', '.join(QRELS_USES)}, not {choice.qrels!r}")
     if choice.qrels != "none" and not dataset.has_qrels():

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from annotation.crowd.minimums import ITEMS_FOR_KAPPA
-from evaluation.ground_truth.downloads import snapshot_qrels
+from evaluation.ground_truth.downloads import crowd_qrels
 from evaluation.metrics.trust import agreement_with_reference, kappa_over_topics, weighted_mean_kappa
 from evaluation.models import Evaluation, ExternalQrels, GroundTruthSnapshot
 
@@ -14,12 +14,12 @@ from evaluation.models import Evaluation, ExternalQrels, GroundTruthSnapshot
 def crowd_against_external(
     snapshot: GroundTruthSnapshot, external: ExternalQrels, relevance_level: int = 1
 ) -> dict:
-    """Per topic: Cohen's kappa between the snapshot's labels and the external qrels on the documents
+    """Per topic: Cohen's kappa between the snapshot's crowd labels and the external qrels on the documents
     both judge (none below ``ITEMS_FOR_KAPPA`` of them, with the reason), and how many of the
     external relevant documents the pool (the crowd) judged; the topics' mean kappa is weighted by
     their shared documents, and the kappa over every document both judge, all topics together,
     stands beside it."""
-    crowd = snapshot_qrels(snapshot)
+    crowd = crowd_qrels(snapshot)  # the crowd's own labels, not the prior sets merged into the snapshot
     rows = agreement_with_reference(crowd, external.judgements, relevance_level, minimum=ITEMS_FOR_KAPPA)
     overall, shared, overall_reason = kappa_over_topics(
         crowd, external.judgements, relevance_level, ITEMS_FOR_KAPPA

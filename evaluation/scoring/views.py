@@ -24,7 +24,8 @@ from evaluation.collection.flow import ImportFailed, describe_import, import_fro
 from evaluation.collection.runs import run_file, with_line_totals
 from evaluation.jobs.views import cancel_from_page
 from evaluation.metrics.natural_order import natural_key
-from evaluation.models import Evaluation, Run, RunScore
+from evaluation.models import Evaluation, Precedence, Run, RunScore
+from evaluation.prior.settings import precedence_of
 from evaluation.scoring.board import (
     CORRECTIONS,
     TESTS,
@@ -74,6 +75,7 @@ def runs(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
             "pool_method": request.POST.get("pool_method") or "depth",
             "run_group": request.POST.get("run_group", ""),
             "dry_run": "preview" in request.POST,
+            "judge_prior": "judge_prior" in request.POST,
         }
         if request.POST.get("pool_budget"):
             body["pool_budget"] = request.POST["pool_budget"]
@@ -152,6 +154,9 @@ def evaluations(request: AuthenticatedHttpRequest, project_id: int) -> HttpRespo
             "superseded": every.count() - not_superseded(every).count(),
             "snapshots": project.snapshots.order_by("-version").only("version", "method")[:20],
             "external": project.external_qrels.all(),
+            "priors": project.prior_qrels.order_by("pk"),
+            "precedence": precedence_of(project),
+            "precedences": Precedence.choices,
             "active": any(
                 job.status in {Evaluation.Status.QUEUED, Evaluation.Status.RUNNING} for job in jobs
             ),

@@ -47,6 +47,10 @@ def test_it_creates_topics_documents_runs_and_pooled_tasks(researcher, project):
         "attention_checks_created": 0,
         "references_created": 0,
         "qrels_created": 0,
+        "prior_created": 0,
+        "prior_judged": 0,
+        "prior_skipped": 0,
+        "judgements_saved": 0,
         "dry_run": False,
         "judging_order": {},
     }

@@ -68,7 +68,7 @@ def test_another_researcher_gets_404_and_an_annotator_403(
         ({"title_field": "headline"}, "title_field", "documents have no field 'headline'"),
         ({"query_field": "narrative"}, "query_field", "queries have no field 'narrative'"),
         ({"topics": ["3", "9999", "abc"]}, "topics", "has no query '9999', 'abc'"),
-        ({"qrels": "prior"}, "qrels", "issue 25, item 2"),
+        ({"qrels": "both"}, "qrels", "is not a valid choice"),
         ({"max_documents": 0}, "max_documents", "greater than or equal to 1"),
     ],
 )

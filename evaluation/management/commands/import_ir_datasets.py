@@ -38,7 +38,7 @@ class Command(BaseCommand):
         parser.add_argument("--title-field", default="", help="A documents' field for the title.")
         parser.add_argument("--topics", default="", help="Only these query ids, comma-separated.")
         parser.add_argument("--max-documents", type=int, help="At most this many documents.")
-        parser.add_argument("--qrels", default="reference", help="reference (default) or none.")
+        parser.add_argument("--qrels", default="reference", help="reference (default), prior or none.")
         parser.add_argument("--qrels-name", default="", help="The reference qrels' name (default: the id).")
         parser.add_argument("--relevant-from", type=int, help="Binary qrels: labels from this up are 1.")
         parser.add_argument("--scoreddocs", action="store_true", help="Import the scoreddocs as a run.")
@@ -84,7 +84,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"project {project.pk}: {summary['topics_created']} topics, "
             f"{summary['documents_created']} documents, "
-            f"{summary['qrels_created']} reference judgements, {summary['runs_created']} runs, "
+            f"{summary['qrels_created']} reference judgements, "
+            f"{summary.get('prior_created', 0)} prior judgements, {summary['runs_created']} runs, "
             f"{summary['tasks_created']} items (import job {job.pk})"
         )
 
