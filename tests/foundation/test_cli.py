@@ -25,6 +25,8 @@ COMMANDS = [
     "meta-eval",
     "plot",
     "rouge",
+    "sample-eval",
+    "sample-pool",
     "sets",
     "trec-eval",
     "wer",
@@ -114,6 +116,14 @@ def test_fuse_imports_nothing_heavy(tmp_path):
     assert not packages & (HEAVY | {"annotation", "ranx", "numba"}), sorted(packages)
 
 
+def test_sample_eval_and_sample_pool_import_nothing_heavy(tmp_path):
+    (tmp_path / "sample").write_text("1 0 d1 1 1\n1 0 d2 1 -1\n")
+    (tmp_path / "run").write_text("1 Q0 d1 1 2.0 mine\n1 Q0 d2 2 1.0 mine\n")
+    for arguments in (("sample-eval", "-q", "sample", "run"), ("sample-pool", "run", "--seed", "1")):
+        packages = imported_packages(*arguments, cwd=tmp_path)
+        assert not packages & (HEAVY | {"annotation"}), sorted(packages)
+
+
 def test_rouge_imports_nltk_s_porter_stemmer_only_when_stemming_and_not_the_rest_of_nltk(tmp_path):
     (tmp_path / "pairs.jsonl").write_text('{"id": 1, "prediction": "cats sat", "references": ["cat"]}\n')
     plain = imported_packages("rouge", "pairs.jsonl", "--bootstrap", "0", cwd=tmp_path)
@@ -153,8 +163,12 @@ def test_choices_named_in_the_command_line_are_the_libraries_own():
 def test_every_command_reports_an_error_as_argparse_does(command, tmp_path, capsys):
     missing = str(tmp_path / "missing")
     files = (
-        [missing, missing] if command in ("compare", "fuse", "meta-eval", "sets", "trec-eval") else [missing]
+        [missing, missing]
+        if command in ("compare", "fuse", "meta-eval", "sample-eval", "sets", "trec-eval")
+        else [missing]
     )
+    if command == "sample-pool":
+        files = [missing, "--seed", "1"]
     if command == "plot":
         files = ["pr", missing, missing, "-o", str(tmp_path / "plot.png")]
     assert main([command, *files]) == 2
