@@ -31,24 +31,29 @@ class Case(NamedTuple):
     run: str
 
 
-def _random_run(rng: random.Random, topics: list[str], universe: int) -> Run:
+def _random_run(rng: random.Random, topics: list[str], universe: int, ties: bool) -> Run:
     run: Run = {}
     for topic in topics:
         length = rng.choice([3, 8, 40, 120, 400, 1100]) if rng.random() < 0.3 else rng.randint(50, 300)
         docnos = rng.sample(range(universe), min(length, universe))
+        if not ties:  # statAP_MQ_eval ranks tied scores in Perl's hash order, which varies
+            scores = rng.sample(range(10**9), len(docnos))
+            run[topic] = {f"D{d}": s / 10**9 for d, s in zip(docnos, scores, strict=True)}
+            continue
         # Scores of few distinct values for some topics, so ties are broken by docno.
         levels = rng.choice([5, 50, 10**6])
         run[topic] = {f"D{d}": float(rng.randint(0, levels)) / levels for d in docnos}
     return run
 
 
-def generate(seed: int, topics: int, design: str) -> Case:
-    """One case: sample qrels over ``topics`` topics, stratified by ``DESIGNS[design]``, and a run."""
+def generate(seed: int, topics: int, design: str, *, ties: bool = True) -> Case:
+    """One case: sample qrels over ``topics`` topics, stratified by ``DESIGNS[design]``, and a run
+    (with ``ties`` False, no two documents of a topic share a score)."""
     rng = random.Random(seed)
     names = [str(rng.randint(1, 10**4)) for _ in range(topics)]
     names = sorted(set(names), key=names.index)
     universe = rng.choice([300, 1500, 5000])
-    pooled_runs = [_random_run(rng, names, universe) for _ in range(rng.randint(2, 5))]
+    pooled_runs = [_random_run(rng, names, universe, ties) for _ in range(rng.randint(2, 5))]
     members = stratified_sample(pooled_runs, DESIGNS[design], seed=seed)
     relevant_share = rng.choice([0.05, 0.2, 0.5])
     judgements: dict[str, dict[str, int]] = {m.topic: {} for m in members}
@@ -61,18 +66,18 @@ def generate(seed: int, topics: int, design: str) -> Case:
     write_sample_qrels(members, qrels, judgements)
     # The run evaluated: one of the pooled runs, or a new one (with documents outside the pool);
     # one topic dropped, one topic the sample qrels lack.
-    evaluated = rng.choice([*pooled_runs, _random_run(rng, names, universe)])
+    evaluated = rng.choice([*pooled_runs, _random_run(rng, names, universe, ties)])
     evaluated = {t: s for t, s in evaluated.items() if t != names[-1] or len(names) == 1}
     evaluated["99999"] = {"D1": 1.0, "D2": 0.5}
     run = io.StringIO()
     write_run(evaluated, run, "evaluated")
-    return Case(f"{design}-seed{seed}", qrels.getvalue(), run.getvalue())
+    return Case(f"{design}-seed{seed}{'' if ties else '-untied'}", qrels.getvalue(), run.getvalue())
 
 
-def cases() -> list[Case]:
+def cases(*, ties: bool = True) -> list[Case]:
     """Every design several times: 4 designs x 5 seeds, 6–8 topics each (over 100 topics evaluated)."""
     generated = []
     for index, design in enumerate(DESIGNS):
         for seed in range(5):
-            generated.append(generate(1000 * index + seed, 6 + seed % 3, design))
+            generated.append(generate(1000 * index + seed, 6 + seed % 3, design, ties=ties))
     return generated

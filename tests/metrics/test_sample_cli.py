@@ -10,9 +10,10 @@ import pytest
 
 from cranfield.cli import main
 from cranfield.cli.sample_pool import DEFAULT_STRATA
-from evaluation.metrics.trec.files import write_qrels, write_run
+from evaluation.metrics.trec.files import read_run, write_qrels, write_run
 from evaluation.metrics.trec.sample_files import read_sample_pairs, read_sample_qrels
 from evaluation.metrics.trec.sampling import parse_strata
+from evaluation.metrics.trec.stat_ap import inclusion_probabilities, stat_ap
 from tests.conftest import data_set
 
 RECORDED = data_set("sample_eval")
@@ -41,6 +42,20 @@ def test_it_prints_what_sample_eval_pl_prints(capsys):
     assert main(["sample-eval", *arguments]) == 0
     summary = [line for line in (RECORDED / f"{name}.out").read_text().splitlines(True) if "\tall\t" in line]
     assert capsys.readouterr().out == "".join(summary)
+
+
+def test_stat_ap_follows_sample_eval_pl_s_lines(capsys):
+    name = "two-strata-seed7001"
+    qrels, run = RECORDED / f"{name}.qrels", RECORDED / f"{name}.run"
+    assert main(["sample-eval", "-q", "--stat-ap", str(qrels), str(run)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    recorded = (RECORDED / f"{name}.out").read_text().splitlines()
+    assert lines[: len(recorded)] == recorded
+    expected = stat_ap(inclusion_probabilities(read_sample_qrels(qrels)), read_run(run)[0])
+    assert lines[len(recorded) :] == [
+        *(f"statAP\t\t{topic}\t\t{values.stat_ap:6.4f}" for topic, values in expected.topics.items()),
+        f"statAP\t\tall\t\t{expected.stat_map:6.4f}",
+    ]
 
 
 def test_several_runs_each_get_a_runid_line(capsys):
