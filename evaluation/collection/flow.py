@@ -19,7 +19,7 @@ from annotation.models import Project
 from annotation.serializers import TopicInSerializer
 from evaluation.collection.external_qrels import import_external_qrels
 from evaluation.collection.references import import_references
-from evaluation.collection.runs import parse_runs, pool_runs, store_runs
+from evaluation.collection.runs import SAMPLED_POOL, parse_runs, pool_runs, store_runs, store_sampled_pool
 from evaluation.collection.serializers import ImportSerializer
 from evaluation.metrics.natural_order import natural_sorted
 from evaluation.metrics.trec.files import TrecFormatError
@@ -59,6 +59,8 @@ def import_collection(
     pool_depth: int = 10,
     pool_budget: int | None = None,
     pool_method: str = "depth",
+    pool_strata: str = "1-10:1,11-100:0.2,101-1000:0.05",
+    pool_seed: int = 0,
     run_group: str = "",
     dry_run: bool = False,
     references: Sequence[dict] = (),
@@ -74,7 +76,9 @@ def import_collection(
     rbp) and cut to ``pool_budget`` per topic if given, becomes items (existing items keep their
     judgements and move up if ranked higher, so runs added later add only new pairs). ``qrels``,
     a qrels file's text, is stored as the external qrels ``qrels_name`` (``scoring.external``)
-    once the topics it names are. The other keyword arguments are
+    once the topics it names are. ``pool_method`` ``stratified`` instead samples the pool in
+    ``pool_strata`` with ``pool_seed`` (``runs.store_sampled_pool``): the drawn documents become items.
+    The other keyword arguments are
     ``annotation.items.importing.import_items``'s.
     With ``dry_run`` everything is checked and counted, then undone; the summary then lists each
     topic's pooled documents in judging order. Raises ImportProblem.
@@ -84,9 +88,16 @@ def import_collection(
 
     def pool(catalogue: Catalogue) -> dict[str, dict[str, int]]:
         parsed = parse_runs(project, runs, catalogue)
-        store_runs(project, parsed, pool_depth, group=run_group)
+        if pool_method == SAMPLED_POOL and pool_depth:
+            if pool_budget is not None:
+                raise ImportProblem("pool_budget", "a sampled pool has no budget: its strata's rates set it")
+            depth, sample = store_sampled_pool(project, parsed, pool_strata, pool_seed)
+            store_runs(project, parsed, depth, group=run_group)
+            pooled.update(sample)
+        else:
+            store_runs(project, parsed, pool_depth, group=run_group)
+            pooled.update(pool_runs(parsed, pool_depth, pool_budget, pool_method) if pool_depth else {})
         stored.extend(parsed)
-        pooled.update(pool_runs(parsed, pool_depth, pool_budget, pool_method) if pool_depth else {})
         return pooled
 
     summary = None
