@@ -152,3 +152,21 @@ def test_without_a_sampled_pool_both_answer_404_and_outsiders_never_see_them(
     assert api(researcher).get(sample_url).status_code == 404
     assert api(researcher).get(reverse("inferred-api", args=[project.pk])).status_code == 404
     assert api(outsider_researcher).get(reverse("inferred-api", args=[project.pk])).status_code == 404
+
+
+def test_the_runs_page_draws_a_sampled_pool_and_names_a_bad_design(client, researcher, project):
+    client.force_login(researcher)
+    url = reverse("runs-page", args=[project.pk])
+    assert 'value="stratified"' in client.get(url).content.decode()
+    files = [io.BytesIO(text.encode()) for text in RUNS]
+    for name, handle in zip(("alpha.run", "beta.run"), files, strict=True):
+        handle.name = name
+    bad = client.post(url, {"files": files, "pool_method": "stratified", "pool_strata": "1-5:2", "add": ""})
+    assert "pool_strata: stratum 1 (1-5:2): the sampling rate must be in (0, 1]" in bad.content.decode()
+    for handle in files:
+        handle.seek(0)
+    client.post(
+        url, {"files": files, "pool_method": "stratified", "pool_strata": STRATA, "pool_seed": 3, "add": ""}
+    )
+    assert SampledPoolMember.objects.filter(project=project, design=f"{STRATA};seed=3").exists()
+    assert project.tasks.count() == SampledPoolMember.objects.filter(project=project, sampled=True).count()
