@@ -74,10 +74,31 @@ def generate(seed: int, topics: int, design: str, *, ties: bool = True) -> Case:
     return Case(f"{design}-seed{seed}{'' if ties else '-untied'}", qrels.getvalue(), run.getvalue())
 
 
+def edge_case(seed: int = 5) -> Case:
+    """Two topics of 3,000 pooled documents in three strata, grades up to 12 (sample_eval.pl orders
+    grades as strings: "9" before "12" and "10"), so many relevant that the ideal DCG runs past rank
+    1000, and a 1,200-document run whose first topic is written "001" (the script strips the zeros)."""
+    rng = random.Random(seed)
+    qrels = io.StringIO()
+    for topic in ("1", "2"):
+        for i in range(3000):
+            stratum = "1" if i < 50 else ("2" if i < 1500 else "3")
+            if rng.random() < {"1": 1.0, "2": 0.3, "3": 0.1}[stratum]:
+                rel = rng.choice([0, 0, 1, 2, 9, 10, 12])
+            else:
+                rel = -1
+            qrels.write(f"{topic} 0 D{i} {stratum} {rel}\n")
+    run = io.StringIO()
+    for topic in ("001", "2"):
+        for rank, d in enumerate(rng.sample(range(3500), 1200), start=1):
+            run.write(f"{topic} Q0 D{d} {rank} {1000 - rank * 0.5} edge\n")
+    return Case(f"edge-grades-seed{seed}", qrels.getvalue(), run.getvalue())
+
+
 def cases(*, ties: bool = True) -> list[Case]:
     """Every design several times: 4 designs x 5 seeds, 6–8 topics each (over 100 topics evaluated)."""
     generated = []
     for index, design in enumerate(DESIGNS):
         for seed in range(5):
             generated.append(generate(1000 * index + seed, 6 + seed % 3, design, ties=ties))
-    return generated
+    return [*generated, edge_case()] if ties else generated

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from evaluation.metrics.trec.sample_files import read_sample_qrels
 from evaluation.metrics.trec.stat_ap import inclusion_probabilities, write_prels
-from tests.metrics.sample_eval_cases import DESIGNS, generate
+from tests.metrics.sample_eval_cases import DESIGNS, edge_case, generate
 
 HERE = Path(__file__).parent
 # One case per design, five topics each (four in the run): small files, every design and quirk covered.
@@ -43,8 +43,7 @@ def record_stat_ap(script: str) -> None:
 
 
 def main(script: str) -> None:
-    for seed, topics, design in RECORDED:
-        case = generate(seed, topics, design)
+    for case in [generate(seed, topics, design) for seed, topics, design in RECORDED] + [edge_case()]:
         qrels, run = HERE / f"{case.name}.qrels", HERE / f"{case.name}.run"
         qrels.write_text(case.sample_qrels)
         run.write_text(case.run)
