@@ -14,12 +14,15 @@ from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Project
 from evaluation.collection.flow import import_collection
 from evaluation.ground_truth.build import build_snapshot
+from evaluation.ground_truth.sampled import sample_qrels, sample_qrels_text
+from evaluation.jobs import embedded
 from evaluation.metrics.trec.files import read_run, write_run
 from evaluation.metrics.trec.inferred import sample_eval
 from evaluation.metrics.trec.sample_files import read_sample_qrels
 from evaluation.metrics.trec.sampling import parse_strata, stratified_sample
 from evaluation.metrics.trec.stat_ap import inclusion_probabilities, stat_ap
-from evaluation.models import SampledPoolMember
+from evaluation.models import RunScore, SampledPoolMember
+from evaluation.scoring.jobs import request_evaluation
 from tests.scoring.test_pages_and_api import api
 
 pytestmark = pytest.mark.django_db
@@ -137,10 +140,14 @@ def test_the_sample_qrels_and_the_inferred_measures_are_sample_eval_s(researcher
     for row, text_run in zip(body["runs"], RUNS, strict=True):
         run = read_run(text_run.splitlines())[0]
         expected = sample_eval(qrels, run)
-        assert row["infAP"] == expected.infAP and row["infNDCG"] == expected.infNDCG
+        assert row["xinfAP"] == expected.infAP and row["infNDCG"] == expected.infNDCG
         assert (row["iP10"], row["inum_rel"]) == (expected.precision[10], expected.inum_rel)
-        assert row["statAP"] == stat_ap(inclusion_probabilities(qrels), run).stat_map
-        assert 0 < row["infAP"] <= 1
+        stat = stat_ap(inclusion_probabilities(qrels), run)
+        assert row["statMAP_on_valid_topics"] == stat.stat_map
+        assert row["statAP"] == pytest.approx(
+            sum(v.stat_ap for v in stat.topics.values()) / len(expected.topics)
+        )
+        assert 0 < row["xinfAP"] <= 1
 
 
 def test_without_a_sampled_pool_both_answer_404_and_outsiders_never_see_them(
@@ -170,3 +177,28 @@ def test_the_runs_page_draws_a_sampled_pool_and_names_a_bad_design(client, resea
     )
     assert SampledPoolMember.objects.filter(project=project, design=f"{STRATA};seed=3").exists()
     assert project.tasks.count() == SampledPoolMember.objects.filter(project=project, sampled=True).count()
+
+
+def test_an_evaluation_of_the_snapshot_scores_the_inferred_measures_too(
+    researcher, annotators, project, django_capture_on_commit_callbacks
+):
+    """Beside trec_eval's measures (whose infAP is trec_eval's, hence xinfAP for sample_eval.pl's), per
+    topic too, so the leaderboard can rank and test the runs on them."""
+    post_runs(researcher, project, pool_method="stratified", pool_strata=STRATA, pool_seed=5)
+    snapshot = judged_snapshot(project, annotators[0])
+    with django_capture_on_commit_callbacks(execute=True):
+        evaluation = request_evaluation(project, snapshot=snapshot)
+    assert embedded.run_queued() == 1
+    evaluation.refresh_from_db()
+    assert f"|sample:{STRATA};seed=5|version:" in evaluation.signature
+    qrels = read_sample_qrels(sample_qrels_text(sample_qrels(snapshot)).splitlines())
+    for score in RunScore.objects.filter(evaluation=evaluation).select_related("run"):
+        run = read_run(RUNS[["alpha", "beta"].index(score.run.tag)].splitlines())[0]
+        expected = sample_eval(qrels, run)
+        assert score.overall["xinfAP"] == expected.infAP and score.overall["infNDCG"] == expected.infNDCG
+        assert score.per_topic["xinfAP"] == {topic: v.infAP for topic, v in expected.topics.items()}
+        assert "infAP" in score.overall and set(score.per_topic["statAP"]) == set(expected.topics)
+    board = api(researcher).get(
+        reverse("leaderboard-api", args=[project.pk, evaluation.pk]), {"measures": "xinfAP,statAP,map"}
+    )
+    assert board.status_code == 200, board.content
