@@ -54,6 +54,36 @@ class RankedList(models.Model):
         return f"{self.run_id}: topic {self.topic_id}, {self.length} documents"
 
 
+class SampledPoolMember(models.Model):
+    """A (topic, document) of a project's stratified sampled pool (Yilmaz, Kanoulas & Aslam 2008;
+    ``evaluation.metrics.trec.sampling``): its best rank over the runs, its stratum, its inclusion
+    probability and whether it was drawn to be judged. The unsampled members are kept too: the sample
+    qrels list them (rel -1), and the inferred measures need them."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="sampled_pool")
+    topic_id = models.CharField(max_length=100)
+    document_id = models.CharField(max_length=200)
+    best_rank = models.PositiveIntegerField()
+    stratum = models.CharField(max_length=20)
+    probability = models.FloatField(help_text="The stratum's n/N: the chance this document was drawn.")
+    sampled = models.BooleanField()
+    design = models.CharField(max_length=500, help_text="The strata and seed that drew the sample.")
+
+    class Meta:
+        ordering = ["project", "topic_id", "stratum", "document_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "topic_id", "document_id"], name="sampled_pool_member_once"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(probability__gt=0, probability__lte=1), name="sampled_pool_probability"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic_id} {self.document_id} (stratum {self.stratum}, p={self.probability:g})"
+
+
 class GroundTruthSnapshot(models.Model):
     """An immutable, versioned ground truth: how it was made and the label of every task."""
 

@@ -46,6 +46,11 @@ DATA_SETS = {
         "usnistgov/trec_eval, directory test/",
         "NIST public-service notice: copying and distribution allowed; shipped in tests/data/",
     ),
+    "sample_eval": DataSet(
+        "NIST sample_eval.pl's output on generated sampled pools (the script is not shipped)",
+        "tests/data/sample_eval/record.py with sample_eval.pl from github.com/amillert/TREC-elastic",
+        "our generated data and the script's printed numbers: shipped in tests/data/",
+    ),
     "cranfield": DataSet(
         "the Cranfield 1400 collection (cran.all.1400, cran.qry, cranqrel)",
         "http://ir.dcs.gla.ac.uk/resources/test_collections/cran/ (the Glasgow IR group)",

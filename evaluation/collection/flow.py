@@ -19,7 +19,7 @@ from annotation.models import Project
 from annotation.serializers import TopicInSerializer
 from evaluation.collection.external_qrels import import_external_qrels
 from evaluation.collection.references import import_references
-from evaluation.collection.runs import parse_runs, pool_runs, store_runs
+from evaluation.collection.runs import SAMPLED_POOL, parse_runs, pool_runs, store_runs, store_sampled_pool
 from evaluation.collection.serializers import ImportSerializer
 from evaluation.metrics.natural_order import natural_sorted
 from evaluation.metrics.trec.files import TrecFormatError
@@ -61,6 +61,8 @@ def import_collection(
     pool_depth: int = 10,
     pool_budget: int | None = None,
     pool_method: str = "depth",
+    pool_strata: str = "1-10:1,11-100:0.2,101-1000:0.05",
+    pool_seed: int = 0,
     run_group: str = "",
     dry_run: bool = False,
     references: Sequence[dict] = (),
@@ -81,7 +83,11 @@ def import_collection(
     once the topics it names are. ``prior`` (``{"qrels", "name", "source", "judged_on",
     "assessor"}``) is stored as a prior set of judgements (``prior.importing``) before the runs are
     pooled; the pool leaves out the pairs any prior set judges unless ``judge_prior`` asks for them
-    to be judged again (``prior.pooling``), and the summary counts them. The other keyword arguments are
+    to be judged again (``prior.pooling``), and the summary counts them. ``pool_method``
+    ``stratified`` instead samples the pool in ``pool_strata`` with ``pool_seed``
+    (``runs.store_sampled_pool``): the drawn documents become items (all of them: the sample's
+    inclusion probabilities are of the whole pool, so prior sets do not thin it). The other keyword
+    arguments are
     ``annotation.items.importing.import_items``'s.
     With ``dry_run`` everything is checked and counted, then undone; the summary then lists each
     topic's pooled documents in judging order. Raises ImportProblem.
@@ -98,11 +104,18 @@ def import_collection(
     def pool(catalogue: Catalogue) -> dict[str, dict[str, int]]:
         store_prior()
         parsed = parse_runs(project, runs, catalogue)
-        store_runs(project, parsed, pool_depth, group=run_group)
+        if pool_method == SAMPLED_POOL and pool_depth:
+            if pool_budget is not None:
+                raise ImportProblem("pool_budget", "a sampled pool has no budget: its strata's rates set it")
+            depth, sample = store_sampled_pool(project, parsed, pool_strata, pool_seed)
+            store_runs(project, parsed, depth, group=run_group)
+            pooled.update(sample)
+        else:
+            store_runs(project, parsed, pool_depth, group=run_group)
+            wanted = pool_runs(parsed, pool_depth, pool_budget, pool_method) if pool_depth else {}
+            kept, reuse[0] = reuse_prior(project, wanted, judge_prior)
+            pooled.update(kept)
         stored.extend(parsed)
-        wanted = pool_runs(parsed, pool_depth, pool_budget, pool_method) if pool_depth else {}
-        kept, reuse[0] = reuse_prior(project, wanted, judge_prior)
-        pooled.update(kept)
         return pooled
 
     summary = None

@@ -25,7 +25,8 @@ from evaluation.metrics.trec.files import (
     write_run,
 )
 from evaluation.metrics.trec.pooling import depth_k_pool, depth_order, rbp_order
-from evaluation.models import RankedList, Run
+from evaluation.metrics.trec.sampling import parse_strata, stratified_sample
+from evaluation.models import RankedList, Run, SampledPoolMember
 
 # Run.tag's column width.
 TAG_LENGTH = 200
@@ -176,6 +177,52 @@ def pool_runs(
         order = rbp_order(rankings, limit) if method == "rbp" else depth_order(rankings, limit)
         pool[topic] = {document: position for position, document in enumerate(order, start=1)}
     return pool
+
+
+SAMPLED_POOL = "stratified"
+
+
+def store_sampled_pool(
+    project: Project, parsed: Sequence[tuple[str, RunColumns]], strata_text: str, seed: int
+) -> tuple[int, dict[str, dict[str, int]]]:
+    """Sample the parsed runs' pool in strata by rank (``sampling.stratified_sample``) and store every
+    pooled document with its stratum and inclusion probability (``SampledPoolMember``). Returns the
+    depth pooled (the last stratum's last rank) and the drawn documents as a pool, ``{topic:
+    {document: best rank}}``, which become items. A project has one sampled pool: the estimates
+    need one design, so a second is refused (ImportProblem on ``pool_method``)."""
+    if project.sampled_pool.exists():
+        raise ImportProblem(
+            "pool_method", "the project has a sampled pool already: its estimates need one design"
+        )
+    strata = parse_strata(strata_text)
+    depth = strata[-1].last
+    tops = (
+        {
+            topic: dict(zip(c.docnos[:depth], c.scores[:depth].tolist(), strict=True))
+            for topic, c in run.items()
+        }
+        for _, run in parsed
+    )
+    members = stratified_sample(tops, strata, seed)
+    design = f"{strata_text};seed={seed}"
+    SampledPoolMember.objects.bulk_create(
+        SampledPoolMember(
+            project=project,
+            topic_id=m.topic,
+            document_id=m.docno,
+            best_rank=m.best_rank,
+            stratum=m.stratum,
+            probability=m.probability,
+            sampled=m.sampled,
+            design=design,
+        )
+        for m in members
+    )
+    pool: dict[str, dict[str, int]] = {}
+    for m in members:
+        if m.sampled:
+            pool.setdefault(m.topic, {})[m.docno] = m.best_rank
+    return depth, pool
 
 
 def stored_run(run_id: int) -> RankedLists:

@@ -33,7 +33,17 @@ from evaluation.collection.runs import run_file, with_line_totals
 from evaluation.collection.serializers import ImportSummarySerializer
 from evaluation.models import Run
 
-RUN_KEYS = {"runs", "pool_depth", "pool_budget", "pool_method", "run_group", "dry_run", "judge_prior"}
+RUN_KEYS = {
+    "runs",
+    "pool_depth",
+    "pool_budget",
+    "pool_method",
+    "pool_strata",
+    "pool_seed",
+    "run_group",
+    "dry_run",
+    "judge_prior",
+}
 
 
 class RunSerializer(serializers.ModelSerializer):

@@ -13,6 +13,7 @@ from annotation.serializers import (
     StrictSerializer,
     TopicInSerializer,
 )
+from evaluation.metrics.trec.sampling import StrataError, parse_strata
 
 
 class ReferenceInSerializer(StrictSerializer):
@@ -54,10 +55,22 @@ class ImportSerializer(StrictSerializer):
         "(every run's first document, then every run's second, …) until the budget is spent.",
     )
     pool_method = serializers.ChoiceField(
-        choices=["depth", "rbp"],
+        choices=["depth", "rbp", "stratified"],
         default="depth",
         help_text="depth: the depth-k pool (best rank first); rbp: documents by summed rank-biased weight "
-        "over the runs (Moffat, Webber & Zobel 2007), which finds more relevant documents per judgement.",
+        "over the runs (Moffat, Webber & Zobel 2007), which finds more relevant documents per judgement; "
+        "stratified: a sample of the pool drawn in strata by rank (`pool_strata`, `pool_seed`; Yilmaz, "
+        "Kanoulas & Aslam 2008), only the drawn documents become items, every pooled one is kept with its "
+        "inclusion probability for the inferred measures (xinfAP, infNDCG, statAP) and the sample qrels.",
+    )
+    pool_strata = serializers.CharField(
+        max_length=500,
+        default="1-10:1,11-100:0.2,101-1000:0.05",
+        help_text="With pool_method stratified: FIRST-LAST:RATE,… covering ranks from 1, each rate in "
+        "(0, 1]; a document's stratum is that of its best rank over the runs (pool_depth is the last rank).",
+    )
+    pool_seed = serializers.IntegerField(
+        min_value=0, max_value=2**31 - 1, default=0, help_text="With pool_method stratified: the draw's seed."
     )
     run_group = serializers.CharField(
         max_length=200,
@@ -127,6 +140,13 @@ class ImportSerializer(StrictSerializer):
     prior_source = serializers.CharField(required=False, default="", allow_blank=True, max_length=300)
     prior_assessor = serializers.CharField(required=False, default="", allow_blank=True, max_length=200)
     prior_date = serializers.DateField(required=False, allow_null=True, default=None)
+
+    def validate_pool_strata(self, value: str) -> str:
+        try:
+            parse_strata(value)
+        except StrataError as error:
+            raise serializers.ValidationError(str(error)) from error
+        return value
 
     def validate(self, attrs):
         streamed = self.context.get("documents")

@@ -7,7 +7,7 @@ they own (``owned_project``: anyone else's is a 404 with no hint that it exists)
 from __future__ import annotations
 
 from django.db.models import F
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -26,6 +26,7 @@ from evaluation.ground_truth.diff import diff_snapshots
 from evaluation.ground_truth.downloads import qrels_response, rating_summary
 from evaluation.ground_truth.jobs import GROUND_TRUTH_JOBS, request_ground_truth_job
 from evaluation.ground_truth.report import BadVersion, agreement_report, latest_snapshot, requested_version
+from evaluation.ground_truth.sampled import sample_qrels, sample_qrels_text
 from evaluation.ground_truth.ties import tie_report
 from evaluation.jobs.views import cancel_by_api
 from evaluation.models import GroundTruthJob, GroundTruthSnapshot
@@ -77,6 +78,21 @@ class SnapshotViewSet(viewsets.ReadOnlyModelViewSet):
     def qrels(self, request, project_pk=None, version=None):
         """The snapshot as TREC qrels (``topic 0 docno label``)."""
         return qrels_response(self.get_object())
+
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR})
+    @action(detail=True, methods=["get"], renderer_classes=with_downloads(PlainTextRenderer))
+    def sample_qrels(self, request, project_pk=None, version=None):
+        """The project's sampled pool as the sample qrels NIST's sample_eval.pl reads (``topic 0 docno
+        stratum rel``: rel -1 for pooled documents not drawn, or drawn but without a label in this
+        snapshot). 404 when the project has no sampled pool (``pool_method`` ``stratified``)."""
+        snapshot = self.get_object()
+        qrels = sample_qrels(snapshot)
+        if not qrels:
+            raise Http404("the project has no sampled pool (import runs with pool_method stratified)")
+        response = HttpResponse(sample_qrels_text(qrels), content_type="text/plain; charset=utf-8")
+        filename = f"project{snapshot.project_id}-v{snapshot.version}.sample-qrels"
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     @action(detail=True, methods=["get"])

@@ -28,6 +28,9 @@ snapshot_detail = api.SnapshotViewSet.as_view({"get": "retrieve"})
 # An action's own settings (its download renderer) are passed as a router would pass them.
 snapshot_qrels = api.SnapshotViewSet.as_view({"get": "qrels"}, **api.SnapshotViewSet.qrels.kwargs)
 snapshot_diff = api.SnapshotViewSet.as_view({"get": "diff"})
+snapshot_sample_qrels = api.SnapshotViewSet.as_view(
+    {"get": "sample_qrels"}, **api.SnapshotViewSet.sample_qrels.kwargs
+)
 
 urlpatterns = [
     path("projects/<int:project_id>/ground-truth/", ground_truth_views.ground_truth, name="ground-truth"),
@@ -74,6 +77,11 @@ urlpatterns = [
     ),
     path("api/projects/<int:project_pk>/snapshots/", snapshot_list, name="snapshot-list"),
     path("api/projects/<int:project_pk>/snapshots/<int:version>/", snapshot_detail, name="snapshot-detail"),
+    path(
+        "api/projects/<int:project_pk>/snapshots/<int:version>/sample-qrels/",
+        snapshot_sample_qrels,
+        name="snapshot-sample-qrels-api",
+    ),
     path(
         "api/projects/<int:project_pk>/snapshots/<int:version>/qrels/",
         snapshot_qrels,

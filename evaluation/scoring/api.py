@@ -8,7 +8,7 @@ projects they own (``owned_project``: anyone else's is a 404 with no hint that i
 from __future__ import annotations
 
 import django_filters
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -26,6 +26,7 @@ from annotation.rest.renderers import CsvRenderer, PlainTextRenderer, with_downl
 from annotation.serializers import StrictSerializer
 from evaluation.collection.api import ProjectList
 from evaluation.collection.external_qrels import import_external_qrels
+from evaluation.ground_truth.report import BadVersion, latest_snapshot, requested_version
 from evaluation.jobs.views import cancel_by_api
 from evaluation.metrics.paper_tables import FORMATS
 from evaluation.models import Evaluation, ExternalQrels, RunScore
@@ -40,6 +41,7 @@ from evaluation.scoring.board import (
     trec_eval_text,
 )
 from evaluation.scoring.external import comparisons
+from evaluation.scoring.inferred import inferred_measures
 from evaluation.scoring.jobs import EVALUATIONS, not_superseded
 from evaluation.scoring.plots import (
     EVALUATION_KINDS,
@@ -376,3 +378,28 @@ class EvaluationCancelView(APIView):
     def post(self, request: Request, project_pk: int, pk: int) -> Response:
         project = owned_project(request.user, project_pk)
         return cancel_by_api(request, EVALUATIONS, get_object_or_404(project.evaluations, pk=pk))
+
+
+class InferredMeasuresView(APIView):
+    """The runs' inferred measures from the project's stratified sampled pool (xinfAP, infNDCG, iP@k,
+    inferred numbers relevant as sample_eval.pl; statAP as statAP_MQ_eval_v3.pl), against snapshot
+    ``?version=`` (default: the newest). 404 without a snapshot or without a sampled pool.
+
+    Security behavior: the project's owner only; anyone else's project is a 404."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, project_pk: int) -> Response:
+        project = owned_project(request.user, project_pk)
+        try:
+            version = requested_version(request.query_params)
+        except BadVersion as error:
+            return Response({"version": [str(error)]}, status=400)
+        snapshot = latest_snapshot(project, version)
+        if snapshot is None:
+            raise Http404("no ground-truth snapshot yet")
+        measures = inferred_measures(snapshot)
+        if measures is None:
+            raise Http404("the project has no sampled pool (import runs with pool_method stratified)")
+        return Response(measures)

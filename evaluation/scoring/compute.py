@@ -25,9 +25,11 @@ from evaluation.ground_truth.read import DEFAULT_TIE_RULE, gold_inputs, ground_t
 from evaluation.metrics.trec.files import Qrels, RunColumns
 from evaluation.metrics.trec.measures import DEFAULT_CUTOFFS, parse_measures
 from evaluation.metrics.trec.measures import aggregate as mean_over_topics
+from evaluation.metrics.trec.sample_files import SampleQrels
 from evaluation.metrics.trec.shared_index import DocumentIndex, QrelsValues, evaluate_in_order
 from evaluation.metrics.trust import unique_contributions, unjudged_share_of_rankings
 from evaluation.models import Evaluation, RankedList, Run, RunScore
+from evaluation.scoring.inferred import evaluation_sample, inferred_scores
 
 # Raise when a change to the code changes a stored score for the same inputs; part of every signature.
 CODE_VERSION = 1
@@ -57,6 +59,9 @@ def signature(evaluation: Evaluation) -> str:
         f"m:{MEASURES}",
         f"version:cranfield-eval-{CODE_VERSION}",
     ]
+    design = evaluation.project.sampled_pool.values_list("design", flat=True).first()
+    if evaluation.snapshot is not None and design:  # the inferred measures depend on the sample drawn
+        fields.insert(-1, f"sample:{design}")
     return "|".join(fields)
 
 
@@ -80,6 +85,7 @@ class ScoringContext:
     values: QrelsValues
     variants: dict[str, QrelsValues]
     options: dict = field(default_factory=dict)  # trec_eval options: relevance level, -J
+    sample: SampleQrels | None = None  # a sampled pool's sample qrels (``inferred.evaluation_sample``)
 
 
 def scoring_context(evaluation: Evaluation) -> ScoringContext:
@@ -95,6 +101,7 @@ def scoring_context(evaluation: Evaluation) -> ScoringContext:
         values=index.values(qrels),
         variants={name: index.values(variant) for name, variant in variants.items()},
         options={"relevance_level": evaluation.relevance_level, "judged_only": evaluation.judged_only},
+        sample=evaluation_sample(evaluation),
     )
 
 
@@ -127,6 +134,12 @@ def score_run(
     for topic, values in per_topic.items():
         for name, value in values.items():
             by_measure[name][topic] = value
+    if context.sample is not None:
+        scores = {topic: dict(zip(c.docnos, c.scores.tolist(), strict=True)) for topic, c in ranked.items()}
+        inferred_overall, inferred_per_topic = inferred_scores(context.sample, scores)
+        overall = {**overall, **inferred_overall}
+        for name, topics in inferred_per_topic.items():
+            by_measure[name].update(topics)
     checks = {
         "unjudged": unjudged_check(ranked, context.qrels),
         "left_out": left_out_check(run, positions, context),

@@ -56,6 +56,11 @@ urlpatterns = [
         name="run-topics-api",
     ),
     path(
+        "api/projects/<int:project_pk>/inferred/",
+        scoring_api.InferredMeasuresView.as_view(),
+        name="inferred-api",
+    ),
+    path(
         "api/projects/<int:project_pk>/external-qrels/",
         scoring_api.ExternalQrelsView.as_view(),
         name="external-qrels-api",

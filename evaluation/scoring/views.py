@@ -79,6 +79,9 @@ def runs(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
         }
         if request.POST.get("pool_budget"):
             body["pool_budget"] = request.POST["pool_budget"]
+        if body["pool_method"] == "stratified":
+            body["pool_strata"] = request.POST.get("pool_strata") or "1-10:1,11-100:0.2,101-1000:0.05"
+            body["pool_seed"] = request.POST.get("pool_seed") or 0
         try:
             summary = import_from_body(project, body)
         except ImportFailed as failure:

@@ -180,3 +180,11 @@ def test_the_small_sample_measurements_run_in_their_quick_form():
         "3. Williams' test over n systems",
     ):
         assert heading in stdout
+
+
+def test_the_sampled_pool_simulation_runs_in_its_quick_form(data_set):
+    """benchmarks/bench_sampled_pool.py: inferred MAP against full judgement on Cranfield."""
+    data_set("cranfield")  # skips (fails in CI) without the Cranfield files
+    stdout = run_benchmark("bench_sampled_pool.py", "--quick")
+    rows = re.findall(r"^\| (\d+\.\d)% \| 1-10:", stdout, re.MULTILINE)
+    assert [round(float(share)) for share in rows] == [10, 20, 30], stdout

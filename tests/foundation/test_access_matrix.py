@@ -56,7 +56,11 @@ RESEARCHER_URLS = {"api/bundles/", "accounts/token/"}
 PROJECT_URL = re.compile(r"^(api/)?projects/<(project_id|project_pk|pk)>")
 FORMATS = {"ground-truth/v<version>/": "qrels", "plots/": "png", "judgements.": "csv"}
 # Owner URLs that may rightly answer 404 in this relevance project: what they ask for is not in it.
-NOT_HERE = {"/ratings/": "a relevance project has no rating summaries"}
+NOT_HERE = {
+    "/ratings/": "a relevance project has no rating summaries",
+    "/sample-qrels/": "a depth-k pool has no sample qrels",
+    "/inferred/": "a depth-k pool has no inferred measures",
+}
 # Query strings some URLs need to answer their owner at all.
 QUERIES = {"/diff/": "?against=1", "scatter": "?metric=rouge1&dimension=quality"}
 ROLES = ("anonymous", "other annotator", "annotator", "other researcher", "owner", "admin")

@@ -27,6 +27,8 @@ COMMANDS = [
     "plot",
     "pool-bias",
     "rouge",
+    "sample-eval",
+    "sample-pool",
     "sets",
     "tau",
     "trec-eval",
@@ -117,6 +119,14 @@ def test_fuse_imports_nothing_heavy(tmp_path):
     assert not packages & (HEAVY | {"annotation", "ranx", "numba"}), sorted(packages)
 
 
+def test_sample_eval_and_sample_pool_import_nothing_heavy(tmp_path):
+    (tmp_path / "sample").write_text("1 0 d1 1 1\n1 0 d2 1 -1\n")
+    (tmp_path / "run").write_text("1 Q0 d1 1 2.0 mine\n1 Q0 d2 2 1.0 mine\n")
+    for arguments in (("sample-eval", "-q", "sample", "run"), ("sample-pool", "run", "--seed", "1")):
+        packages = imported_packages(*arguments, cwd=tmp_path)
+        assert not packages & (HEAVY | {"annotation"}), sorted(packages)
+
+
 def test_rouge_imports_nltk_s_porter_stemmer_only_when_stemming_and_not_the_rest_of_nltk(tmp_path):
     (tmp_path / "pairs.jsonl").write_text('{"id": 1, "prediction": "cats sat", "references": ["cat"]}\n')
     plain = imported_packages("rouge", "pairs.jsonl", "--bootstrap", "0", cwd=tmp_path)
@@ -157,9 +167,11 @@ def test_every_command_reports_an_error_as_argparse_does(command, tmp_path, caps
     missing = str(tmp_path / "missing")
     files = (
         [missing, missing]
-        if command in ("compare", "fuse", "meta-eval", "pool-bias", "sets", "tau", "trec-eval")
+        if command in ("compare", "fuse", "meta-eval", "pool-bias", "sample-eval", "sets", "tau", "trec-eval")
         else [missing]
     )
+    if command == "sample-pool":
+        files = [missing, "--seed", "1"]
     if command == "plot":
         files = ["pr", missing, missing, "-o", str(tmp_path / "plot.png")]
     assert main([command, *files]) == 2

@@ -14,7 +14,7 @@ NEVER_SHIPPED = {"summ_dialsummeval"}  # CC BY-NC-ND 4.0 (SAMSum): no redistribu
 
 def test_every_shipped_set_is_known_and_has_its_provenance():
     shipped = {path.name for path in TEST_DATA.iterdir() if path.is_dir()}
-    assert shipped == {"trec_eval_tests"}
+    assert shipped == {"trec_eval_tests", "sample_eval"}
     for name in shipped:
         assert name in DATA_SETS and "shipped" in DATA_SETS[name].terms
         provenance = (TEST_DATA / name / "PROVENANCE.md").read_text()
