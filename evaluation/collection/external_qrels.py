@@ -18,25 +18,19 @@ from evaluation.models import ExternalQrels
 NAME_LENGTH = 200
 
 
-def named_qrels(name: str, text: str) -> tuple[str, dict[str, dict[str, int]]]:
-    """A qrels set's name, checked as an identifier, and its text parsed (``topic iter docno rel``);
-    ImportProblem names the field (``name``, or ``qrels`` with the line)."""
-    try:
-        name = identifier(name, max_length=NAME_LENGTH)
-    except InputError as error:
-        raise ImportProblem("name", str(error)) from error
-    try:
-        return name, read_qrels(text.splitlines(), name="qrels")
-    except TrecFormatError as error:
-        raise ImportProblem("qrels", str(error)) from error
-
-
 def import_external_qrels(project: Project, name: str, text: str) -> ExternalQrels:
     """Store qrels text (``topic iter docno rel``) under ``name``; ImportProblem names the field
     (``name``, or ``qrels`` with the line) for a bad name, a malformed line or a topic the project
     does not have. Documents outside the project are kept: they are relevant documents the pool
     never saw, which is what the comparison is for."""
-    name, parsed = named_qrels(name, text)
+    try:
+        name = identifier(name, max_length=NAME_LENGTH)
+    except InputError as error:
+        raise ImportProblem("name", str(error)) from error
+    try:
+        parsed = read_qrels(text.splitlines(), name="qrels")
+    except TrecFormatError as error:
+        raise ImportProblem("qrels", str(error)) from error
     if not parsed:
         raise ImportProblem("qrels", "the qrels have no lines")
     judgements = {

@@ -16,10 +16,12 @@ from datetime import date
 from django.db import IntegrityError, transaction
 
 from annotation.items.importing import ImportProblem
+from annotation.items.inputs import InputError, identifier
 from annotation.models import Project
-from evaluation.collection.external_qrels import named_qrels
+from evaluation.metrics.trec.files import TrecFormatError, read_qrels
 from evaluation.models import PriorJudgement, PriorQrels
 
+NAME_LENGTH = 200
 BATCH = 5000  # judgements per INSERT
 
 
@@ -54,7 +56,14 @@ def import_prior_qrels(
             "qrels",
             f"prior judgements are relevance labels of topics' documents, not {project.task_type} answers",
         )
-    name, parsed = named_qrels(name, text)
+    try:
+        name = identifier(name, max_length=NAME_LENGTH)
+    except InputError as error:
+        raise ImportProblem("name", str(error)) from error
+    try:
+        parsed = read_qrels(text.splitlines(), name="qrels")
+    except TrecFormatError as error:
+        raise ImportProblem("qrels", str(error)) from error
     if not any(parsed.values()):
         raise ImportProblem("qrels", "the qrels have no lines")
     topics = dict(project.topics.values_list("external_id", "pk"))
