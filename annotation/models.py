@@ -729,7 +729,10 @@ class Judgement(models.Model):
 class JudgementRevision(models.Model):
     """One version of a judgement: the first answer and every correction, never overwritten."""
 
-    judgement = models.ForeignKey(Judgement, on_delete=models.CASCADE, related_name="revisions")
+    # No index of its own: (judgement, number), unique below, leads with it.
+    judgement = models.ForeignKey(
+        Judgement, on_delete=models.CASCADE, related_name="revisions", db_index=False
+    )
     number = models.PositiveIntegerField()
     label = models.SmallIntegerField(null=True, blank=True)
     answer = models.JSONField(default=dict)

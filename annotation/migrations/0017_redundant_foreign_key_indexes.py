@@ -5,13 +5,15 @@ from django.conf import settings
 from django.db import migrations, models
 
 # Each led by a composite index: (task, annotator) and (annotator, status) for leases, (task, annotator)
-# and (project, annotator) for judgements, (project, pool_rank, id) and three more for tasks.
+# and (project, annotator) for judgements, (judgement, number) for revisions, (project, pool_rank, id) and
+# three more for tasks.
 REDUNDANT = [
     ("annotation_assignment_annotator_id_5d071d66", "annotation_assignment", "annotator_id"),
     ("annotation_assignment_task_id_10ae8b7e", "annotation_assignment", "task_id"),
     ("annotation_judgement_project_id_0dbb5327", "annotation_judgement", "project_id"),
     ("annotation_judgement_task_id_dce52a97", "annotation_judgement", "task_id"),
     ("annotation_task_project_id_988e15bb", "annotation_task", "project_id"),
+    ("annotation_judgementrevision_judgement_id_143a5c21", "annotation_judgementrevision", "judgement_id"),
 ]
 
 
@@ -27,6 +29,16 @@ class Migration(migrations.Migration):
     operations = [
         migrations.SeparateDatabaseAndState(
             state_operations=[
+                migrations.AlterField(
+                    model_name="judgementrevision",
+                    name="judgement",
+                    field=models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="revisions",
+                        to="annotation.judgement",
+                    ),
+                ),
                 migrations.AlterField(
                     model_name="task",
                     name="project",
