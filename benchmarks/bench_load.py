@@ -380,13 +380,21 @@ def reset_project(project_id: int, *, worker_running: bool = True) -> None:
         wait_for_ground_truth_jobs(project_id)
 
     from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
-    from evaluation.models import Evaluation, GroundTruthJob, GroundTruthSnapshot, RunScore, SnapshotLabel
+    from evaluation.models import (
+        Evaluation,
+        GroundTruthJob,
+        GroundTruthSnapshot,
+        RunScore,
+        SnapshotLabel,
+        SnapshotPriorLabel,
+    )
 
     # Every table that refers to these must be truncated with them (PostgreSQL refuses otherwise).
     models = (
         RunScore,
         Evaluation,
         SnapshotLabel,
+        SnapshotPriorLabel,
         GroundTruthJob,
         GroundTruthSnapshot,
         JudgementRevision,
