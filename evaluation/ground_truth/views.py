@@ -109,6 +109,8 @@ def ground_truth(request: AuthenticatedHttpRequest, project_id: int) -> HttpResp
             "active": active,
             "ties": tie_report(project, newest, TIES_ON_PAGE),
             "prior_agreement": prior_figures,
+            # A sampled pool's snapshots download as sample qrels too (sample_eval.pl's format).
+            "sampled": project.sampled_pool.exists(),
             "prior_confusion": (
                 list(zip(prior_figures["classes"], prior_figures["overall"]["confusion"], strict=True))
                 if prior_figures

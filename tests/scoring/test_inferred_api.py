@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from annotation.judging.assignment import claim_next_task, submit_judgement
@@ -120,6 +121,13 @@ def test_the_sample_qrels_and_the_inferred_measures_are_sample_eval_s(researcher
     snapshot = judged_snapshot(project, annotators[0], unjudged=2)
     download = api(researcher).get(reverse("snapshot-sample-qrels-api", args=[project.pk, snapshot.version]))
     assert download.status_code == 200
+    # The ground-truth page links each snapshot's sample qrels, and the link works with the page's login.
+    page_client = Client()
+    page_client.force_login(researcher)
+    page = page_client.get(reverse("ground-truth", args=[project.pk])).content.decode()
+    link = reverse("snapshot-sample-qrels-api", args=[project.pk, snapshot.version])
+    assert f'href="{link}"' in page
+    assert page_client.get(link).content == download.content
     text = download.content.decode()
     qrels = read_sample_qrels(text.splitlines())
     members = SampledPoolMember.objects.filter(project=project)
@@ -157,6 +165,9 @@ def test_without_a_sampled_pool_both_answer_404_and_outsiders_never_see_them(
     snapshot = judged_snapshot(project, annotators[0])
     sample_url = reverse("snapshot-sample-qrels-api", args=[project.pk, snapshot.version])
     assert api(researcher).get(sample_url).status_code == 404
+    page_client = Client()
+    page_client.force_login(researcher)
+    assert "sample qrels" not in page_client.get(reverse("ground-truth", args=[project.pk])).content.decode()
     assert api(researcher).get(reverse("inferred-api", args=[project.pk])).status_code == 404
     assert api(outsider_researcher).get(reverse("inferred-api", args=[project.pk])).status_code == 404
 
