@@ -348,6 +348,13 @@ class Evaluation(JobState):
     )
     relevance_level = models.PositiveSmallIntegerField(default=1)
     judged_only = models.BooleanField(default=False)
+    # Measures beyond all_trec, asked for with the evaluation (``scoring.compute.extra_measures``): F with
+    # this beta (trec_eval's set_F.β²; all_trec has β = 1), nDCG with these gains (trec_eval's
+    # ``ndcg.0=0,1=1,2=3``), and accuracy, specificity and fallout of each topic's retrieved set in a
+    # collection of this many documents (null: not asked).
+    f_beta = models.FloatField(default=1.0)
+    ndcg_gains = models.CharField(max_length=100, blank=True, default="")
+    collection_size = models.PositiveIntegerField(null=True, blank=True)
     signature = models.CharField(max_length=300)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     run_count = models.PositiveIntegerField(default=0, help_text="Runs to score, fixed when the job starts.")

@@ -411,6 +411,9 @@ def evaluation_entries(project: Project) -> list[dict]:
             "ground_truth": evaluation.ground_truth_name,
             "relevance_level": evaluation.relevance_level,
             "judged_only": evaluation.judged_only,
+            "f_beta": evaluation.f_beta,
+            "ndcg_gains": evaluation.ndcg_gains,
+            "collection_size": evaluation.collection_size,
             "overall": scores,
         }
     return list(entries.values())

@@ -73,6 +73,9 @@ class EvaluationSerializer(serializers.ModelSerializer):
             "external_qrels",
             "relevance_level",
             "judged_only",
+            "f_beta",
+            "ndcg_gains",
+            "collection_size",
             "signature",
             "status",
             "stage",
@@ -103,6 +106,20 @@ class EvaluationRequestSerializer(StrictSerializer):
     )
     relevance_level = serializers.IntegerField(min_value=1, max_value=100, default=1)
     judged_only = serializers.BooleanField(default=False)
+    f_beta = serializers.FloatField(
+        default=1.0, help_text="F's beta beyond all_trec's F1: adds set_F_<beta²> (trec_eval's set_F.beta²)"
+    )
+    ndcg_gains = serializers.CharField(
+        default="",
+        allow_blank=True,
+        max_length=100,
+        help_text="nDCG's gains, e.g. 0=0,1=1,2=3: adds ndcg_<gains>",
+    )
+    set_measures = serializers.BooleanField(
+        default=False,
+        help_text="adds each topic's set_accuracy, set_specificity and set_fallout of what the run "
+        "retrieved, in a collection of the project's documents",
+    )
 
 
 class ExternalQrelsSerializer(serializers.ModelSerializer):

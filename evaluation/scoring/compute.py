@@ -25,6 +25,7 @@ from evaluation.ground_truth.read import DEFAULT_TIE_RULE, gold_inputs, ground_t
 from evaluation.metrics.trec.files import Qrels, RunColumns
 from evaluation.metrics.trec.measures import DEFAULT_CUTOFFS, parse_measures
 from evaluation.metrics.trec.measures import aggregate as mean_over_topics
+from evaluation.metrics.trec.retrieved_sets import set_measures, topic_confusions
 from evaluation.metrics.trec.sample_files import SampleQrels
 from evaluation.metrics.trec.shared_index import DocumentIndex, QrelsValues, evaluate_in_order
 from evaluation.metrics.trust import unique_contributions, unjudged_share_of_rankings
@@ -59,6 +60,13 @@ def signature(evaluation: Evaluation) -> str:
         f"m:{MEASURES}",
         f"version:cranfield-eval-{CODE_VERSION}",
     ]
+    # Asked-for measures beyond all_trec, named only when asked (older signatures stay as they were).
+    if evaluation.f_beta != 1.0:
+        fields.insert(-1, f"F-beta:{evaluation.f_beta:g}")
+    if evaluation.ndcg_gains:
+        fields.insert(-1, f"ndcg-gains:{evaluation.ndcg_gains}")
+    if evaluation.collection_size is not None:
+        fields.insert(-1, f"N:{evaluation.collection_size}")
     design = evaluation.project.sampled_pool.values_list("design", flat=True).first()
     if evaluation.snapshot is not None and design:  # the inferred measures depend on the sample drawn
         fields.insert(-1, f"sample:{design}")
@@ -85,6 +93,8 @@ class ScoringContext:
     values: QrelsValues
     variants: dict[str, QrelsValues]
     options: dict = field(default_factory=dict)  # trec_eval options: relevance level, -J
+    extra: list = field(default_factory=list)  # measures asked for beyond all_trec (``extra_measures``)
+    collection_size: int | None = None  # for each topic's accuracy, specificity and fallout
     sample: SampleQrels | None = None  # a sampled pool's sample qrels (``inferred.evaluation_sample``)
 
 
@@ -101,8 +111,36 @@ def scoring_context(evaluation: Evaluation) -> ScoringContext:
         values=index.values(qrels),
         variants={name: index.values(variant) for name, variant in variants.items()},
         options={"relevance_level": evaluation.relevance_level, "judged_only": evaluation.judged_only},
+        extra=extra_measures(evaluation),
+        collection_size=evaluation.collection_size,
         sample=evaluation_sample(evaluation),
     )
+
+
+def extra_measures(evaluation: Evaluation) -> list:
+    """The trec_eval measures asked for beyond all_trec: F with the evaluation's beta (``set_F.β²``,
+    printed ``set_F_<β²>``) and nDCG with its gains (``ndcg.<gains>``, printed ``ndcg_<gains>``)."""
+    specs = []
+    if evaluation.f_beta != 1.0:
+        specs.append(f"set_F.{evaluation.f_beta**2:g}")
+    if evaluation.ndcg_gains:
+        specs.append(f"ndcg.{evaluation.ndcg_gains}")
+    return parse_measures(specs) if specs else []
+
+
+def set_measures_of(ranked: RunColumns, qrels: Qrels, level: int, size: int) -> dict[str, dict[str, float]]:
+    """Each qrels topic's accuracy, specificity and fallout of everything the run retrieved, in a
+    collection of ``size`` documents (``cranfield sets``' figures): ``{topic: {name: value}}``."""
+    run = {topic: dict(zip(c.docnos, c.scores.tolist(), strict=True)) for topic, c in ranked.items()}
+    confusions = topic_confusions(qrels, run, relevance_level=level, collection_size=size)
+    return {
+        topic: {f"set_{name}": value for name, value in set_measures(confusion).items() if name in SET_ONLY}
+        for topic, confusion in confusions.items()
+    }
+
+
+# The set figures trec_eval has no measure for (precision, recall and F it has: set_P, set_recall, set_F).
+SET_ONLY = ("accuracy", "specificity", "fallout")
 
 
 def pool_contributions(project: Project) -> dict[str, dict[str, set[str]]]:
@@ -128,7 +166,11 @@ def score_run(
     context = context or scoring_context(evaluation)
     ranked = ranked_lists(run.pk)  # each topic's documents in trec_eval's order
     positions = {topic: context.index.positions(topic, columns.docnos) for topic, columns in ranked.items()}
-    per_topic = evaluate_in_order(context.values, positions, SCORED, **context.options)
+    per_topic = evaluate_in_order(context.values, positions, SCORED + context.extra, **context.options)
+    if context.collection_size is not None:
+        level = context.options["relevance_level"]
+        for topic, values in set_measures_of(ranked, context.qrels, level, context.collection_size).items():
+            per_topic.setdefault(topic, {}).update(values)
     overall = mean_over_topics(per_topic) if per_topic else {}
     by_measure: dict[str, dict[str, float | str]] = defaultdict(dict)
     for topic, values in per_topic.items():

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from celery import current_app, group
 from django.db import OperationalError, transaction
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.models import Project
@@ -40,6 +41,9 @@ def request_evaluation(
     external_qrels: ExternalQrels | None = None,
     relevance_level: int = 1,
     judged_only: bool = False,
+    f_beta: float = 1.0,
+    ndcg_gains: str = "",
+    collection_size: int | None = None,
 ) -> Evaluation:
     """Queue an evaluation of every run against ``snapshot`` or ``external_qrels``, or join the one
     of the same ground truth and settings still waiting to start; returns that job."""
@@ -53,6 +57,9 @@ def request_evaluation(
             external_qrels=external_qrels,
             relevance_level=relevance_level,
             judged_only=judged_only,
+            f_beta=f_beta,
+            ndcg_gains=ndcg_gains,
+            collection_size=collection_size,
             status=Status.QUEUED,
         ).first()
         if waiting is not None:
@@ -63,6 +70,9 @@ def request_evaluation(
             external_qrels=external_qrels,
             relevance_level=relevance_level,
             judged_only=judged_only,
+            f_beta=f_beta,
+            ndcg_gains=ndcg_gains,
+            collection_size=collection_size,
             stage="queued",
         )
         evaluation.signature = signature(evaluation)
@@ -73,17 +83,22 @@ def request_evaluation(
 
 def not_superseded(evaluations: QuerySet[Evaluation]) -> QuerySet[Evaluation]:
     """``evaluations`` without those a newer finished evaluation of the same ground truth and
-    settings replaces: one per snapshot (or external qrels), relevance level and ``judged_only``,
+    settings replaces: one per snapshot (or external qrels), relevance level, ``judged_only`` and the
+    measures asked for beyond all_trec (F's beta, nDCG's gains, the collection size),
     the newest done, plus any started or failed since. The older ones scored the runs there were
     then (an evaluation is asked for again whenever runs are added), so a list of every one showed
     "ground truth v1" once per run ever added."""
-    newer_done = Evaluation.objects.filter(
+    # No collection size (NULL) must match no collection size: NULL equals nothing in SQL.
+    newer_done = Evaluation.objects.alias(size=Coalesce("collection_size", 0)).filter(
         # Exactly one of the two is set on every row, and NULL equals nothing in SQL: this matches
         # the same snapshot or the same external qrels, never two rows that both lack one.
         Q(snapshot=OuterRef("snapshot")) | Q(external_qrels=OuterRef("external_qrels")),
         project=OuterRef("project"),
         relevance_level=OuterRef("relevance_level"),
         judged_only=OuterRef("judged_only"),
+        f_beta=OuterRef("f_beta"),
+        ndcg_gains=OuterRef("ndcg_gains"),
+        size=Coalesce(OuterRef("collection_size"), 0),
         status=Status.DONE,
         pk__gt=OuterRef("pk"),
     )

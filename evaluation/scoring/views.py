@@ -9,6 +9,8 @@ imports is escaped by the templates.
 
 from __future__ import annotations
 
+import re
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import F
@@ -24,6 +26,7 @@ from evaluation.collection.flow import ImportFailed, describe_import, import_fro
 from evaluation.collection.runs import run_file, with_line_totals
 from evaluation.jobs.views import cancel_from_page
 from evaluation.metrics.natural_order import natural_key
+from evaluation.metrics.trec.measures import MeasureError, parse_measures
 from evaluation.models import Evaluation, Precedence, Run, RunScore
 from evaluation.prior.settings import precedence_of
 from evaluation.scoring.board import (
@@ -193,8 +196,46 @@ def requested(project, data) -> Evaluation:
         raise BoardError("relevance_level", "must be a whole number from 1 to 100")
     judged_only = str(data.get("judged_only", "")).lower() in {"1", "true", "on", "yes"}
     return request_evaluation(
-        project, snapshot=snapshot, external_qrels=external, relevance_level=level, judged_only=judged_only
+        project,
+        snapshot=snapshot,
+        external_qrels=external,
+        relevance_level=level,
+        judged_only=judged_only,
+        **extra_measure_settings(project, data),
     )
+
+
+# trec_eval's nDCG gains: relevance levels (whole numbers) each with its gain.
+GAINS = re.compile(r"-?\d+=-?\d+(\.\d+)?(,-?\d+=-?\d+(\.\d+)?)*")
+
+
+def extra_measure_settings(project, data) -> dict:
+    """The measures beyond all_trec a form or API body asks for: ``f_beta`` (> 0, default 1),
+    ``ndcg_gains`` (trec_eval's ``level=gain`` pairs, e.g. ``0=0,1=1,2=3``) and ``set_measures``
+    (accuracy, specificity and fallout, in a collection of the project's documents); BoardError names
+    a bad one."""
+    given = data.get("f_beta")
+    try:
+        beta = 1.0 if given in (None, "") else float(given)
+    except (TypeError, ValueError):
+        raise BoardError("f_beta", "must be a number above 0, e.g. 0.5 or 2") from None
+    if not 0 < beta <= 100:
+        raise BoardError("f_beta", "must be a number above 0 and at most 100, e.g. 0.5 or 2")
+    gains = str(data.get("ndcg_gains") or "").strip()
+    if gains:
+        if len(gains) > 100:
+            raise BoardError("ndcg_gains", "at most 100 characters")
+        if not GAINS.fullmatch(gains):
+            raise BoardError("ndcg_gains", "give level=gain pairs of numbers, e.g. 0=0,1=1,2=3")
+        try:
+            parse_measures([f"ndcg.{gains}"])
+        except MeasureError as error:
+            raise BoardError("ndcg_gains", f"give level=gain pairs, e.g. 0=0,1=1,2=3 ({error})") from None
+    wanted = str(data.get("set_measures", "")).lower() in {"1", "true", "on", "yes"}
+    size = project.documents.count() if wanted else None
+    if wanted and not size:
+        raise BoardError("set_measures", "the project has no documents to count as the collection")
+    return {"f_beta": beta, "ndcg_gains": gains, "collection_size": size}
 
 
 def chosen_evaluation(project, evaluation_id: int | None) -> Evaluation | None:
