@@ -20,6 +20,7 @@ import importlib
 import os
 import pkgutil
 import sys
+from collections.abc import Iterator
 
 
 class CommandError(Exception):
@@ -46,6 +47,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         else:
             importlib.import_module(f"{__name__}.{command.replace('-', '_')}").register(subparsers)
     return parser
+
+
+def fields_of_lines(path: str) -> Iterator[tuple[int, list[str]]]:
+    """Each line of a small whitespace-separated file as (line number, fields), blank lines and ``#``
+    comments skipped; a file that cannot be read is a CommandError."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                fields = line.split()
+                if fields and not fields[0].startswith("#"):
+                    yield number, fields
+    except OSError as error:
+        raise CommandError(error) from error
 
 
 def notice(command: str, message: str) -> None:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from cranfield.cli import CommandError
+from cranfield.cli import CommandError, fields_of_lines
 from cranfield.cli.trec_eval import positive_integer
 
 
@@ -37,19 +37,12 @@ def register(subparsers) -> None:
 def read_groups(path: str, runs: list[str]) -> dict[str, str]:
     """``RUN GROUP`` per line (blank lines and ``#`` comments skipped); a run not named is its own group."""
     groups: dict[str, str] = {}
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                fields = line.split()
-                if not fields or fields[0].startswith("#"):
-                    continue
-                if len(fields) != 2:
-                    raise CommandError(f"{path}, line {number}: expected 'RUN GROUP', got {line.strip()!r}")
-                if fields[0] not in runs:
-                    raise CommandError(f"{path}, line {number}: no run is tagged {fields[0]!r}")
-                groups[fields[0]] = fields[1]
-    except OSError as error:
-        raise CommandError(error) from error
+    for number, fields in fields_of_lines(path):
+        if len(fields) != 2:
+            raise CommandError(f"{path}, line {number}: expected 'RUN GROUP', got {' '.join(fields)!r}")
+        if fields[0] not in runs:
+            raise CommandError(f"{path}, line {number}: no run is tagged {fields[0]!r}")
+        groups[fields[0]] = fields[1]
     return {run: groups.get(run, run) for run in runs}
 
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from cranfield.cli import CommandError
+from cranfield.cli import CommandError, fields_of_lines
 
 
 def register(subparsers) -> None:
@@ -34,34 +34,27 @@ def read_table(path: str, measure: str) -> dict[str, float]:
     """A result table: 'SYSTEM SCORE' lines, or trec_eval's output of several runs (``measure``'s lines)."""
     scores: dict[str, float] = {}
     current = None
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                fields = line.split()
-                if not fields or fields[0].startswith("#"):
-                    continue
-                where = f"{path}, line {number}"
-                if len(fields) == 3 and fields[0] == "runid":
-                    current = fields[2]
-                    continue
-                if len(fields) == 3:
-                    if fields[0] != measure or fields[1] != "all":
-                        continue
-                    if current is None:
-                        raise CommandError(f"{where}: a {measure} line before any 'runid all NAME' line")
-                    system, value = current, fields[2]
-                elif len(fields) == 2:
-                    system, value = fields
-                else:
-                    raise CommandError(f"{where}: expected 'SYSTEM SCORE' or trec_eval's 'MEASURE all VALUE'")
-                if system in scores:
-                    raise CommandError(f"{where}: {system!r} is scored twice")
-                try:
-                    scores[system] = float(value)
-                except ValueError:
-                    raise CommandError(f"{where}: the score {value!r} is not a number") from None
-    except OSError as error:
-        raise CommandError(error) from error
+    for number, fields in fields_of_lines(path):
+        where = f"{path}, line {number}"
+        if len(fields) == 3 and fields[0] == "runid":
+            current = fields[2]
+            continue
+        if len(fields) == 3:
+            if fields[0] != measure or fields[1] != "all":
+                continue
+            if current is None:
+                raise CommandError(f"{where}: a {measure} line before any 'runid all NAME' line")
+            system, value = current, fields[2]
+        elif len(fields) == 2:
+            system, value = fields
+        else:
+            raise CommandError(f"{where}: expected 'SYSTEM SCORE' or trec_eval's 'MEASURE all VALUE'")
+        if system in scores:
+            raise CommandError(f"{where}: {system!r} is scored twice")
+        try:
+            scores[system] = float(value)
+        except ValueError:
+            raise CommandError(f"{where}: the score {value!r} is not a number") from None
     if not scores:
         raise CommandError(f"{path}: no system scored (on {measure}, for trec_eval's layout)")
     return scores

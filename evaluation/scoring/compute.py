@@ -128,6 +128,10 @@ def extra_measures(evaluation: Evaluation) -> list:
     return parse_measures(specs) if specs else []
 
 
+# The set figures trec_eval has no measure for (precision, recall and F it has: set_P, set_recall, set_F).
+SET_ONLY = ("accuracy", "specificity", "fallout")
+
+
 def set_measures_of(ranked: RunColumns, qrels: Qrels, level: int, size: int) -> dict[str, dict[str, float]]:
     """Each qrels topic's accuracy, specificity and fallout of everything the run retrieved, in a
     collection of ``size`` documents (``cranfield sets``' figures): ``{topic: {name: value}}``."""
@@ -137,10 +141,6 @@ def set_measures_of(ranked: RunColumns, qrels: Qrels, level: int, size: int) -> 
         topic: {f"set_{name}": value for name, value in set_measures(confusion).items() if name in SET_ONLY}
         for topic, confusion in confusions.items()
     }
-
-
-# The set figures trec_eval has no measure for (precision, recall and F it has: set_P, set_recall, set_F).
-SET_ONLY = ("accuracy", "specificity", "fallout")
 
 
 def pool_contributions(project: Project) -> dict[str, dict[str, set[str]]]:
