@@ -1,7 +1,8 @@
-"""A whole test collection in one file: a project's settings, topics, documents, runs, pool, annotators,
-judgements (every revision), researchers' adjudications, ground-truth snapshots, external qrels and
-the reference texts of text projects, as a ZIP with a manifest that lists every file's SHA-256 and the
-signatures of the snapshots and of the evaluations it was scored by.
+"""A whole test collection in one file: a project's settings, topics, documents, runs, pool (and its
+sampled pool's design), annotators, judgements (every revision), researchers' adjudications,
+ground-truth snapshots (with the labels only prior judgements gave), external qrels, prior judgements
+with their precedence, and the reference texts of text projects, as a ZIP with a manifest that lists
+every file's SHA-256 and the signatures of the snapshots and of the evaluations it was scored by.
 
 ``write_bundle`` exports; ``import_bundle`` (run as an import job, ``evaluation.collection.import_jobs``)
 rebuilds the collection as a new project and asks for its evaluations, which give the same leaderboard: the
@@ -49,10 +50,16 @@ from evaluation.models import (
     ExternalQrels,
     GroundTruthSnapshot,
     ImportJob,
+    PriorJudgement,
+    PriorQrels,
+    PriorSettings,
     Reference,
     Run,
+    SampledPoolMember,
     SnapshotLabel,
+    SnapshotPriorLabel,
 )
+from evaluation.prior.settings import precedence_of
 from evaluation.scoring.compute import CODE_VERSION
 from evaluation.signals import announce_collection_imported
 
@@ -119,7 +126,8 @@ def write_bundle(project: Project, out: IO[bytes]) -> dict:
 
     1. the collection: topics, documents, each run's lines (``write_runs``), the items;
     2. what people did: annotators, every judgement revision, researchers' adjudications;
-    3. what was derived: every snapshot's labels (``write_snapshots``), external qrels, references;
+    3. what was derived or brought: every snapshot's labels (``write_snapshots``), external qrels, prior
+       judgements, the sampled pool's members, references;
     4. the manifest, with every file's SHA-256 and the counts an import checks (``manifest_of``).
     """
     files: dict[str, dict] = {}
@@ -137,6 +145,8 @@ def write_bundle(project: Project, out: IO[bytes]) -> dict:
             {"name": q.name, "judgements": q.judgements} for q in project.external_qrels.order_by("name")
         ]
         write_member(archive, files, "external_qrels.jsonl", jsonl(external))
+        write_member(archive, files, "prior_qrels.jsonl", jsonl(prior_rows(project)))
+        write_member(archive, files, "sampled_pool.jsonl", jsonl(sampled_pool_rows(project)))
         write_member(archive, files, "references.jsonl", jsonl(reference_rows(project)))
         manifest = manifest_of(project, files, runs, snapshots, len(refs), len(external))
         archive.writestr("manifest.json", json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True))
@@ -170,7 +180,11 @@ def write_snapshots(archive: zipfile.ZipFile, files: dict, project: Project, ref
     for snapshot in project.snapshots.order_by("version"):
         name = f"snapshots/v{snapshot.version}.jsonl"
         write_member(archive, files, name, jsonl(label_rows(snapshot, refs)))
-        snapshots.append(snapshot_entry(project, snapshot, name))
+        entry = snapshot_entry(project, snapshot, name)
+        if snapshot.prior_labels.exists():  # pairs only a prior set judged: they have no item
+            entry["prior_file"] = f"snapshots/v{snapshot.version}.prior.jsonl"
+            write_member(archive, files, entry["prior_file"], jsonl(prior_label_rows(snapshot)))
+        snapshots.append(entry)
     return snapshots
 
 
@@ -194,11 +208,14 @@ def manifest_of(
             "judgements": Judgement.objects.filter(project=project).count(),
             "snapshots": len(snapshots),
             "external_qrels": external,
+            "prior_qrels": project.prior_qrels.count(),
+            "sampled_pool": project.sampled_pool.count(),
             "adjudications": project.adjudications.count(),
             "references": project.references.count(),
         },
         "runs": runs,
         "snapshots": snapshots,
+        "prior_precedence": precedence_of(project),
         "evaluations": evaluation_entries(project),
         "files": files,
     }
@@ -373,11 +390,14 @@ def label_rows(snapshot: GroundTruthSnapshot, refs: dict[int, int]) -> Iterator[
         "aggregate_label",
         "adjudication",
         "tie",
+        "source",
+        "prior_label",
+        "crowd_label",
     )
-    for task, label, confidence, count, details, by, aggregate, adjudication, tie in rows.iterator(
+    for task, label, confidence, count, details, by, aggregate, adjudication, tie, *sources in rows.iterator(
         chunk_size=5000
     ):
-        yield {
+        yield dict(zip(("source", "prior_label", "crowd_label"), sources, strict=True)) | {
             "task": refs[task],
             "label": label,
             "confidence": confidence,
@@ -388,6 +408,37 @@ def label_rows(snapshot: GroundTruthSnapshot, refs: dict[int, int]) -> Iterator[
             "adjudication": adjudication,
             "tie": tie,
         }
+
+
+def prior_label_rows(snapshot: GroundTruthSnapshot) -> Iterator[dict]:
+    rows = snapshot.prior_labels.order_by("topic_id", "document_id").values_list(
+        "topic__external_id", "document__external_id", "label"
+    )
+    for topic, document, label in rows.iterator(chunk_size=5000):
+        yield {"topic": topic, "document": document, "label": label}
+
+
+def prior_rows(project: Project) -> Iterator[dict]:
+    """Each prior set, its judgements as ``{topic: {document: relevance}}`` (as external qrels)."""
+    for prior in project.prior_qrels.order_by("pk"):
+        judgements: dict[str, dict[str, int]] = {}
+        pairs = prior.judgements.values_list("topic__external_id", "document__external_id", "relevance")
+        for topic, document, relevance in pairs.iterator(chunk_size=5000):
+            judgements.setdefault(topic, {})[document] = relevance
+        yield {
+            "name": prior.name,
+            "source": prior.source,
+            "judged_on": prior.judged_on.isoformat() if prior.judged_on else None,
+            "assessor": prior.assessor,
+            "created_at": when(prior.created_at),
+            "judgements": judgements,
+        }
+
+
+def sampled_pool_rows(project: Project) -> Iterator[dict]:
+    fields = ("topic_id", "document_id", "best_rank", "stratum", "probability", "sampled", "design")
+    for row in project.sampled_pool.order_by("pk").values_list(*fields).iterator(chunk_size=5000):
+        yield dict(zip(fields, row, strict=True))
 
 
 def snapshot_entry(project: Project, snapshot: GroundTruthSnapshot, name: str) -> dict:
@@ -596,8 +647,9 @@ def restore(
     match_names: bool = False,
 ) -> dict:
     """Rebuild the bundle's collection in ``project`` in the order it depends on itself: topics and
-    documents, runs, the pool's items, annotators and judgements, adjudications, snapshots, external
-    qrels and references. Returns the counts restored."""
+    documents, runs, the pool's items, annotators and judgements, adjudications, prior judgements,
+    snapshots, external qrels, the sampled pool and references (the files a bundle written before them
+    lacks restore nothing). Returns the counts restored."""
     progress("topics and documents", 0.1)
     topic_pk, document_pk = restore_topics_and_documents(project, archive)
     progress("runs", 0.3)
@@ -611,9 +663,11 @@ def restore(
     judgement_pks = restore_judgements(project, archive, task_pk, users)
     adjudications = restore_adjudications(project, archive, manifest, task_pk, accounts)
     progress("ground-truth snapshots", 0.8)
+    restore_prior(project, archive, manifest, topic_pk, document_pk)
     for entry in manifest["snapshots"]:
-        restore_snapshot(project, archive, entry, task_pk, judgement_pks)
+        restore_snapshot(project, archive, entry, task_pk, judgement_pks, topic_pk, document_pk)
     restore_external_qrels(project, archive)
+    restore_sampled_pool(project, archive, manifest)
     references = restore_references(project, archive, manifest)
     return {
         "topics": len(topic_pk),
@@ -659,6 +713,50 @@ def restore_external_qrels(project: Project, archive: zipfile.ZipFile) -> None:
             judged_count=sum(len(docs) for docs in row["judgements"].values()),
             relevant_count=sum(1 for docs in row["judgements"].values() for rel in docs.values() if rel > 0),
         )
+
+
+def restore_prior(
+    project: Project, archive: zipfile.ZipFile, manifest: dict, topic_pk: dict, document_pk: dict
+) -> None:
+    """The prior sets and their precedence; a pair naming a topic or document the bundle lacks is
+    refused with its line, as the prior import refuses it."""
+    if "prior_qrels.jsonl" in manifest["files"]:
+        for where, row in lines(archive, "prior_qrels.jsonl"):
+            pairs = [(t, d, rel) for t, docs in row["judgements"].items() for d, rel in docs.items()]
+            for topic, document, _ in pairs:
+                if topic not in topic_pk or document not in document_pk:
+                    raise ImportFailed(
+                        [(where, f"topic {topic!r} or document {document!r} is not among the bundle's")]
+                    )
+            prior = PriorQrels.objects.create(
+                project=project,
+                name=row["name"],
+                source=row["source"],
+                judged_on=row["judged_on"],
+                assessor=row["assessor"],
+                judged_count=len(pairs),
+                relevant_count=sum(rel > 0 for _, _, rel in pairs),
+            )
+            PriorJudgement.objects.bulk_create(
+                (
+                    PriorJudgement(
+                        prior_qrels=prior, topic_id=topic_pk[t], document_id=document_pk[d], relevance=rel
+                    )
+                    for t, d, rel in pairs
+                ),
+                batch_size=5000,
+            )
+    if manifest.get("prior_precedence"):
+        PriorSettings.objects.create(project=project, precedence=manifest["prior_precedence"])
+
+
+def restore_sampled_pool(project: Project, archive: zipfile.ZipFile, manifest: dict) -> None:
+    if "sampled_pool.jsonl" not in manifest["files"]:
+        return
+    SampledPoolMember.objects.bulk_create(
+        (SampledPoolMember(project=project, **row) for _, row in lines(archive, "sampled_pool.jsonl")),
+        batch_size=5000,
+    )
 
 
 def restore_references(project: Project, archive: zipfile.ZipFile, manifest: dict) -> int:
@@ -891,7 +989,13 @@ def restore_judgements(
 
 
 def restore_snapshot(
-    project: Project, archive: zipfile.ZipFile, entry: dict, task_pk: list[int], judgement_pks: list[int]
+    project: Project,
+    archive: zipfile.ZipFile,
+    entry: dict,
+    task_pk: list[int],
+    judgement_pks: list[int],
+    topic_pk: dict[str, int],
+    document_pk: dict[str, int],
 ) -> None:
     read = entry["judgements_read"]
     snapshot = GroundTruthSnapshot.objects.create(
@@ -912,11 +1016,27 @@ def restore_snapshot(
                 aggregate_label=r.get("aggregate_label"),
                 adjudication=r.get("adjudication") or {},
                 tie=r.get("tie", ""),
+                source=r.get("source", "crowd"),
+                prior_label=r.get("prior_label"),
+                crowd_label=r.get("crowd_label"),
             )
             for _, r in lines(archive, entry["file"])
         ),
         batch_size=5000,
     )
+    if entry.get("prior_file"):
+        SnapshotPriorLabel.objects.bulk_create(
+            (
+                SnapshotPriorLabel(
+                    snapshot=snapshot,
+                    topic_id=topic_pk[r["topic"]],
+                    document_id=document_pk[r["document"]],
+                    label=r["label"],
+                )
+                for _, r in lines(archive, entry["prior_file"])
+            ),
+            batch_size=5000,
+        )
 
 
 def import_bundle_job(

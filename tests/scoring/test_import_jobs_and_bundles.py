@@ -660,3 +660,90 @@ def test_a_bundle_from_elsewhere_credits_nothing_to_this_sites_accounts_of_the_s
     assert (
         import_bundle(researcher, bad, django_capture_on_commit_callbacks)["status"] == "done"
     )  # pseudonyms
+
+
+def test_prior_judgements_their_precedence_the_labels_they_alone_gave_and_a_sampled_pool_round_trip(
+    researcher, annotators, django_capture_on_commit_callbacks
+):
+    """Issue 25: a reused collection's bundle carries its prior sets (with source, date and assessor),
+    the precedence, each snapshot's label sources and the pairs only a prior set judged, and the
+    sampled pool the inferred measures need; the copy's inferred measures equal the original's."""
+    from evaluation.ground_truth.build import build_snapshot
+    from evaluation.ground_truth.sampled import sample_qrels
+    from evaluation.models import SampledPoolMember, SnapshotLabel
+    from evaluation.prior.importing import import_prior_qrels
+    from evaluation.prior.settings import precedence_of, set_precedence
+    from tests.scoring.conftest import judge_everything
+    from tests.scoring.test_inferred_api import RUNS, STRATA
+
+    project = Project.objects.create(name="Reused", owner=researcher, assignments_per_task=3)
+    project.annotators.set(annotators)
+    import_collection(
+        project,
+        topics=[{"id": "1", "title": "one"}, {"id": "2", "title": "two"}],
+        documents=[{"id": f"d{i}", "text": f"document {i}"} for i in range(60)],
+    )
+    response = api(researcher).post(
+        reverse("runs-api", args=[project.pk]),
+        {"runs": RUNS, "pool_method": "stratified", "pool_strata": STRATA, "pool_seed": 3},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    judge_everything(project, annotators)
+    drawn = sorted(project.tasks.values_list("topic__external_id", "document__external_id"))
+    both, elsewhere = (
+        drawn[0],
+        next((t, f"d{i}") for t in ("1", "2") for i in range(60) if (t, f"d{i}") not in drawn),
+    )
+    import_prior_qrels(
+        project,
+        "nist",
+        f"{both[0]} 0 {both[1]} 1\n{elsewhere[0]} 0 {elsewhere[1]} 1\n",
+        source="qrels.txt",
+        assessor="NIST assessors",
+    )
+    set_precedence(project, "crowd-wins")
+    snapshot = build_snapshot(project.pk)
+    assert snapshot.prior_labels.count() == 1
+
+    job = import_bundle(
+        researcher, bundle_of(researcher, project), django_capture_on_commit_callbacks, "annotators=match"
+    )
+    assert job["status"] == "done", job
+    copy = Project.objects.get(pk=job["summary"]["project"])
+
+    def prior_sets(p):
+        return [
+            (q.name, q.source, q.judged_on, q.assessor, q.judged_count, q.relevant_count)
+            for q in p.prior_qrels.all()
+        ] + sorted(
+            p.prior_qrels.values_list(
+                "judgements__topic__external_id", "judgements__document__external_id", "judgements__relevance"
+            )
+        )
+
+    def sources(s):
+        return sorted(
+            SnapshotLabel.objects.filter(snapshot=s).values_list(
+                "task__topic__external_id",
+                "task__document__external_id",
+                "label",
+                "source",
+                "prior_label",
+                "crowd_label",
+            )
+        ) + sorted(s.prior_labels.values_list("topic__external_id", "document__external_id", "label"))
+
+    def pool(p):
+        return sorted(
+            SampledPoolMember.objects.filter(project=p).values_list(
+                "topic_id", "document_id", "best_rank", "stratum", "probability", "sampled", "design"
+            )
+        )
+
+    assert prior_sets(copy) == prior_sets(project) and len(prior_sets(project)) == 3
+    assert precedence_of(copy) == "crowd-wins"
+    new = copy.snapshots.get()
+    assert sources(new) == sources(snapshot) and ("both" in {row[3] for row in sources(snapshot)[:-1]})
+    assert pool(copy) == pool(project) and len(pool(project)) > len(drawn)
+    assert sample_qrels(new) == sample_qrels(snapshot)
