@@ -18,6 +18,13 @@ logger = logging.getLogger(__name__)
 # Sent with ``project_id``, after the change is committed.
 judgements_changed = Signal()
 
+# Sent with ``project``, ``noun`` ("topic" or "document") and ``ids`` (external ids) before topics or
+# documents are deleted: each receiver answers ``(what, Counter {external id: how many})`` for the
+# judgements it keeps of them outside this app (evaluation's prior sets: ``("prior judgement",
+# …)``), which refuse the deletion as the crowd's own judgements do. Sent with ``send``, not
+# ``send_robust``: a receiver that fails stops the deletion rather than lose what it keeps.
+judged_elsewhere = Signal()
+
 
 def announce_judgements_changed(project_id: int) -> None:
     """Send ``judgements_changed`` once the current transaction commits (at once in autocommit).

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import cast
 
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet
@@ -39,6 +40,7 @@ from annotation.models import (
     Topic,
 )
 from annotation.projects.history import Change, Refused, named, plural, record
+from annotation.signals import judged_elsewhere
 
 Action = ProjectEvent.Action
 # Run lines are kept: the sentence each deletion's confirmation says about them.
@@ -97,10 +99,14 @@ def _deletion_plan(
         )
     judged = _judgements_per(noun, tasks)
     judged.update(_answered_qualification(project, noun, tasks))
-    if judged:
+    kept: list[tuple[str, Counter]] = [("judgement", judged)]
+    answers = judged_elsewhere.send(sender=None, project=project, noun=noun, ids=ids)
+    kept += [cast(tuple[str, Counter], answer) for _, answer in answers]
+    if any(counts for _, counts in kept):
         reasons = [
-            f"{noun} {external_id!r} has {plural(n, 'judgement')}"
-            for external_id, n in sorted(judged.items(), key=lambda pair: ids.index(pair[0]))
+            f"{noun} {external_id!r} has {plural(n, what)}"
+            for what, counts in kept
+            for external_id, n in sorted(counts.items(), key=lambda pair: ids.index(pair[0]))
         ]
         refusal = (
             f"Judged {noun}s cannot be deleted (their judgements are part of the ground truth): "

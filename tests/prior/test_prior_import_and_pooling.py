@@ -17,7 +17,8 @@ from rest_framework.test import APIClient
 from annotation.models import Project, Task
 from evaluation.collection.flow import import_collection
 from evaluation.models import PriorJudgement, PriorQrels
-from tests.annotation.factories import DOCUMENTS, RUN_A, RUN_B, TOPICS
+from evaluation.prior.importing import import_prior_qrels
+from tests.annotation.factories import DOCUMENTS, RUN_A, RUN_B, TOPICS, make_project
 
 pytestmark = pytest.mark.django_db
 
@@ -257,3 +258,26 @@ def test_the_runs_pages_preview_says_what_the_prior_sets_save(client, researcher
     again = {"files": files, "pool_depth": "2", "preview": "", "judge_prior": "on"}
     text = client.post(reverse("runs-page", args=[project.pk]), again).content.decode()
     assert "would create 2 runs, 7 new items, 3 pooled pairs judged before, judged again" in text
+
+
+def test_topics_and_documents_a_prior_set_judged_cannot_be_deleted_and_nothing_is_lost(
+    researcher, annotators
+):
+    """Deleting a topic or document cascades to what judges it: a prior set's judgements count as
+    the crowd's do (``annotation.signals.judged_elsewhere``), so the deletion is refused naming them."""
+    project = make_project(researcher, annotators, k=1, pool_depth=2)
+    import_collection(
+        project,
+        topics=[{"id": "403", "title": "judged before only"}],
+        documents=[{"id": "d7", "text": "judged before only"}, {"id": "d8", "text": "never judged"}],
+    )
+    import_prior_qrels(project, "nist", "403 0 d7 1\n403 0 d8 0\n401 0 d7 0\n")
+    client = APIClient()
+    client.force_authenticate(researcher)
+    refused = client.post(reverse("documents-delete-api", args=[project.pk]), {"ids": ["d7"]}, format="json")
+    assert refused.status_code == 409
+    assert "document 'd7' has 2 prior judgements" in refused.json()["detail"][0]
+    topic = client.post(reverse("topics-delete-api", args=[project.pk]), {"ids": ["403"]}, format="json")
+    assert topic.status_code == 409 and "topic '403' has 2 prior judgements" in topic.json()["detail"][0]
+    assert PriorJudgement.objects.filter(prior_qrels__project=project).count() == 3
+    assert project.documents.filter(external_id__in=["d7", "d8"]).count() == 2
