@@ -18,6 +18,7 @@ app.autodiscover_tasks(
         "evaluation.scoring",
         "evaluation.texts",
         "evaluation.collection",
+        "evaluation.sampling",
         "evaluation.jobs",
     ]
 )

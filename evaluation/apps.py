@@ -16,6 +16,7 @@ class EvaluationConfig(AppConfig):
         from evaluation.irds.importing import import_dataset_job
         from evaluation.models import ImportJob
         from evaluation.prior.jobs import prior_judgements_of
+        from evaluation.sampling import jobs as sampling_jobs  # noqa: F401 - registers its kind of job
         from evaluation.scoring import receivers
 
         judgements_changed.connect(on_judgements_changed, dispatch_uid="ground-truth-on-judgements")

@@ -455,6 +455,51 @@ class ImportJob(JobState):
         return f"{self.kind} import job {self.pk} ({self.status})"
 
 
+class SamplingSimulation(JobState):
+    """How far sampled pools of this project's runs would be from full judgement: ``samples`` stratified
+    samples at each share judged, with one ground truth (a snapshot, external qrels or a prior set)
+    taken as the full judgement (``evaluation.metrics.trec.sampling_simulation``), run by a worker.
+    ``result`` keeps every sample's figures, which the page plots."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="sampling_simulations")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # The truth: exactly one of these (a check constraint says so).
+    snapshot = models.ForeignKey(GroundTruthSnapshot, on_delete=models.CASCADE, null=True, blank=True)
+    external_qrels = models.ForeignKey(ExternalQrels, on_delete=models.CASCADE, null=True, blank=True)
+    prior_qrels = models.ForeignKey(PriorQrels, on_delete=models.CASCADE, null=True, blank=True)
+    truth_name = models.CharField(max_length=250, help_text="The truth as the page names it.")
+    shares = models.JSONField(default=list, help_text="The shares of the pool judged, each in (0, 1].")
+    samples = models.PositiveIntegerField(default=100)
+    depth = models.PositiveIntegerField(default=100, help_text="The pool's depth (ranks per run and topic).")
+    top_depth = models.PositiveIntegerField(default=10, help_text="The last rank of the top stratum.")
+    seed = models.PositiveIntegerField(default=0)
+    result = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    models.Q(snapshot__isnull=False, external_qrels__isnull=True, prior_qrels__isnull=True)
+                    | models.Q(snapshot__isnull=True, external_qrels__isnull=False, prior_qrels__isnull=True)
+                    | models.Q(snapshot__isnull=True, external_qrels__isnull=True, prior_qrels__isnull=False)
+                ),
+                name="sampling_simulation_one_truth",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project} sampling simulation {self.pk} ({self.status})"
+
+
 class ImportJobChunk(models.Model):
     """One piece of an import job's compressed body, in order; deleted once the job has ended."""
 

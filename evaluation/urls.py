@@ -17,4 +17,5 @@ urlpatterns = [
     path("", include("evaluation.bundle.urls")),
     path("", include("evaluation.irds.urls")),
     path("", include("evaluation.prior.urls")),
+    path("", include("evaluation.sampling.urls")),
 ]

@@ -290,6 +290,54 @@ def scatter_figure(
     return figure
 
 
+def sampling_simulation_figure(shares: Sequence[tuple[str, Mapping[str, Sequence[float]]]]):
+    """A sampling simulation (``trec.sampling_simulation``) in two panels, a box per estimator at each
+    share judged (``(label, figures)``, e.g. ``("10 %", {"mae": […], "tau": […], …})``): the mean
+    absolute error of the runs' inferred MAP over the samples, and Kendall's τ of their ranking
+    against full judgement. Boxes span the middle half of the samples, whiskers 1.5 × that, points
+    beyond them are drawn; the mean is a diamond."""
+    if not shares:
+        raise ValueError("no share to plot")
+    estimators = (("xinfAP", ""), ("statAP", "stat_"))
+    with house_style():
+        figure, (errors, taus) = plt.subplots(2, 1, figsize=(WIDTH, 6.4), sharex=True)
+        positions = np.arange(len(shares), dtype=float)
+        for index, (name, prefix) in enumerate(estimators):
+            colour = PALETTE[index]
+            where = positions + (index - 0.5) * 0.3
+            for axes, figure_name in ((errors, prefix + "mae"), (taus, prefix + "tau")):
+                data = [list(figures[figure_name]) for _, figures in shares]
+                axes.boxplot(
+                    data,
+                    positions=where,
+                    widths=0.25,
+                    showmeans=True,
+                    patch_artist=True,
+                    boxprops={"facecolor": colour, "alpha": 0.35, "edgecolor": colour},
+                    medianprops={"color": colour},
+                    whiskerprops={"color": colour},
+                    capprops={"color": colour},
+                    flierprops={"markeredgecolor": colour, "markersize": 3},
+                    meanprops={
+                        "marker": "D",
+                        "markerfacecolor": colour,
+                        "markeredgecolor": colour,
+                        "markersize": 4,
+                    },
+                )
+            errors.plot([], [], "s", color=colour, alpha=0.6, label=name)
+        errors.set(ylabel="MAP: mean |error|")
+        errors.set_ylim(bottom=0)
+        errors.set_title("Inferred MAP against full judgement")
+        errors.grid(True, axis="y")
+        errors.legend(loc="upper right")
+        taus.set(ylabel="Kendall's τ of the ranking", xlabel="Share of the pool judged")
+        taus.set_ylim(top=1.02)
+        taus.grid(True, axis="y")
+        taus.set_xticks(positions, [label for label, _ in shares])
+    return figure
+
+
 def render(figure, image_format: str = "png") -> bytes:
     """The figure as PNG or SVG bytes; the figure is closed."""
     return _render(figure, image_format)

@@ -33,7 +33,7 @@ from annotation.judging.assignment import claim_next_task
 from annotation.permissions import RESEARCHERS_GROUP
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.jobs import embedded
-from evaluation.models import GroundTruthJob, ImportJob, TextEvaluation
+from evaluation.models import GroundTruthJob, ImportJob, SamplingSimulation, TextEvaluation
 from evaluation.scoring.jobs import request_evaluation
 from tests.annotation.factories import make_project
 from tests.scoring.conftest import judge_everything
@@ -132,6 +132,8 @@ def world(django_user_model, researcher, annotators, django_capture_on_commit_ca
         "fmt": "csv",
         "format": "json",
         "kind": "pr",
+        "simulation_id": (simulation := done_simulation(project, researcher, snapshot)).pk,
+        "simulation_pk": simulation.pk,
     }
     pks = {  # the ``pk`` of each kind of detail URL
         "projects/<pk>": project.pk,
@@ -161,6 +163,22 @@ def world(django_user_model, researcher, annotators, django_capture_on_commit_ca
     return values, pks, users
 
 
+def done_simulation(project, researcher, snapshot) -> SamplingSimulation:
+    figures = {
+        name: [0.5] for name in ("judged", "bias", "mae", "rmse", "tau", "stat_bias", "stat_mae", "stat_tau")
+    }
+    return SamplingSimulation.objects.create(
+        project=project,
+        requested_by=researcher,
+        snapshot=snapshot,
+        truth_name="snapshot",
+        shares=[0.5],
+        samples=1,
+        status="done",
+        result={"shares": [{"share": 0.5, "design": "1-10:0.5", "summary": {}, "figures": figures}]},
+    )
+
+
 def url_for(route: str, values: dict, pks: dict) -> str:
     def value(match: re.Match) -> str:
         name = match.group(1)
@@ -177,6 +195,7 @@ def url_for(route: str, values: dict, pks: dict) -> str:
                 "plots/": "png",
                 "judgements.": "csv",
                 "scatter.": "svg",
+                "plot.": "svg",
             }
             return formats.get(next((key for key in formats if key in route), ""), "csv")
         if name == "kind" and "ground-truth" in route:
