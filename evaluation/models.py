@@ -169,6 +169,16 @@ class SnapshotLabel(models.Model):
         return f"task {self.task_id}: {self.label} ({self.confidence:.2f})"
 
 
+class JobStatus(models.TextChoices):
+    """The states of every job but the ground truth's (which adds "unchanged")."""
+
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
 class JobState(models.Model):
     """What every job shows while it runs and after: its stage, the share done, its error and times.
     (Each job adds its own ``status`` with its own choices.)"""
@@ -332,12 +342,7 @@ class Evaluation(JobState):
     figures compared only when their signatures agree.
     """
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+    Status = JobStatus
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="evaluations")
     snapshot = models.ForeignKey(
@@ -416,12 +421,7 @@ class ImportJob(JobState):
     chunks.
     """
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+    Status = JobStatus
 
     class Kind(models.TextChoices):
         COLLECTION = "collection", "Collection (topics, documents, runs, items)"
@@ -461,12 +461,7 @@ class SamplingSimulation(JobState):
     taken as the full judgement (``evaluation.metrics.trec.sampling_simulation``), run by a worker.
     ``result`` keeps every sample's figures, which the page plots."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+    Status = JobStatus
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="sampling_simulations")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
@@ -551,12 +546,7 @@ class TextEvaluation(JobState):
     their inputs' references with every metric of ``metrics.text_scores``: per output
     (``OutputScore``) and per system (means), with each metric's signature."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+    Status = JobStatus
 
     class MultiReference(models.TextChoices):
         MAX = "max", "Best reference (rouge-score)"
