@@ -48,7 +48,13 @@ def sent(monkeypatch):
 
 
 def test_every_kind_of_job_is_registered_with_a_task_that_exists():
-    assert set(lifecycle.KINDS) == {"ground-truth job", "evaluation", "text evaluation", "import job"}
+    assert set(lifecycle.KINDS) == {
+        "ground-truth job",
+        "evaluation",
+        "text evaluation",
+        "import job",
+        "sampling simulation",
+    }
     for kind in lifecycle.KINDS.values():
         assert kind.task().name == kind.task_name
         for name in kind.message_tasks:
