@@ -40,6 +40,7 @@ class Project(models.Model):
         LIKERT = "likert", "Likert quality rating"
         FREE_TEXT = "free_text", "Free-text reference writing"
         PAIRWISE = "pairwise", "Pairwise comparison"
+        SCU_PRESENCE = "scu_presence", "Content-unit presence (LitePyramid)"
 
     class ServeOrder(models.TextChoices):
         POOL = "pool", "Pool order (highest-ranked first)"

@@ -534,6 +534,35 @@ class Reference(models.Model):
         return f"reference {self.pk} for input {self.input_id} of {self.project}"
 
 
+class ContentUnit(models.Model):
+    """A summary content unit (SCU) of the Pyramid method: a statement the reference summaries of one
+    input express, weighted by how many of them do (Nenkova & Passonneau 2004). Its statement is its
+    topic's title: the crowd is asked of each (SCU, summary) item whether the summary expresses it
+    (``scu_presence``; ``evaluation.pyramid``)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="content_units")
+    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="content_unit")
+    input_id = models.CharField(max_length=200)
+    unit_id = models.CharField(max_length=100, help_text="The SCU's id within its input.")
+    weight = models.PositiveSmallIntegerField(help_text="How many reference summaries express it.")
+    references = models.JSONField(
+        default=list, blank=True, help_text="The writers of the references that express it, when known."
+    )
+    written_by = models.CharField(
+        max_length=200, blank=True, help_text="Who wrote the statement: a person, or a program (labelled)."
+    )
+
+    class Meta:
+        ordering = ["project", "input_id", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "input_id", "unit_id"], name="content_unit_once"),
+            models.CheckConstraint(condition=models.Q(weight__gte=1), name="content_unit_weight_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"SCU {self.input_id}/{self.unit_id} (weight {self.weight})"
+
+
 def list_of_text_metrics() -> list[str]:
     """Every metric a text evaluation can compute (the default; a model default must be a callable)."""
     from evaluation.metrics.text.scores import METRICS

@@ -18,4 +18,5 @@ urlpatterns = [
     path("", include("evaluation.irds.urls")),
     path("", include("evaluation.prior.urls")),
     path("", include("evaluation.sampling.urls")),
+    path("", include("evaluation.pyramid.urls")),
 ]

@@ -16,6 +16,8 @@ Types and their config / answer:
   judging page); answer ``{"scores": {dimension: int in scale}}`` with every dimension present.
 - ``free_text``: ``{"max_words": N}``; answer ``{"text": non-empty, at most N words}``.
 - ``pairwise``: no config; answer ``{"label": 0|1}`` (0: the first output is better, 1: the second).
+- ``scu_presence``: no config; answer ``{"label": 1|0}`` (the content unit, the item's topic, is present
+  in the summary, the item's document, or absent): LitePyramid's micro-task.
 Any type may set ``"rationale_required": true``; the answer then needs a non-empty ``"rationale"``.
 """
 
@@ -43,6 +45,7 @@ from annotation.task_types.free_text import FreeText
 from annotation.task_types.graded_relevance import GradedRelevance
 from annotation.task_types.likert import Likert
 from annotation.task_types.pairwise import Pairwise
+from annotation.task_types.scu_presence import ScuPresence
 
 __all__ = [
     "LABEL_RANGE",
@@ -65,7 +68,7 @@ __all__ = [
 
 TASK_TYPES: dict[str, TaskType] = {
     task_type.name: task_type
-    for task_type in (BinaryRelevance(), GradedRelevance(), Likert(), FreeText(), Pairwise())
+    for task_type in (BinaryRelevance(), GradedRelevance(), Likert(), FreeText(), Pairwise(), ScuPresence())
 }
 
 

@@ -108,6 +108,8 @@ class TaskType:
     template: ClassVar[str]  # the answer form's fragment
     # Relevance is judged for a topic, and only relevance items come from pooled system runs.
     judged_for_topic: ClassVar[bool] = False
+    # What an item's topic is to the annotator, as the judging page heads it.
+    topic_heading: ClassVar[str] = "Input"
     # Answers carry an integer ``label``: voted on, written as qrels, compared by kappa.
     has_labels: ClassVar[bool] = False
     # Answers carry ``scores`` per dimension: summarised by mean and median, attention-checked.

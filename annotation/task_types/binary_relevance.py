@@ -13,6 +13,7 @@ class BinaryRelevance(LabelTaskType):
     name = "binary_relevance"
     legend = "Is this document relevant to the topic?"
     judged_for_topic = True
+    topic_heading = "Topic"
 
     def label_names(self, config: dict[str, Any]) -> dict[int, str]:
         return {1: "relevant", 0: "not relevant"}

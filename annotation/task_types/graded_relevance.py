@@ -18,6 +18,7 @@ class GradedRelevance(LabelTaskType):
     name = "graded_relevance"
     legend = "How relevant is this document to the topic?"
     judged_for_topic = True
+    topic_heading = "Topic"
     config_field = "graded_levels"
     ordered = True
 

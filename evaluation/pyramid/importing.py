@@ -1,0 +1,187 @@
+"""A LitePyramid campaign in one import: the inputs' reference summaries, their summary content units
+(SCUs) and the systems' summaries become the presence items the crowd judges, one per (SCU, summary),
+all or nothing.
+
+Body (JSON)::
+
+    {"references": [{"input": "d1", "id": "r1", "text": "…"}],                           # optional
+     "units": [{"input": "d1", "id": "1", "statement": "…", "references": ["r1", "r2"]}],
+     "summaries": [{"input": "d1", "system": "bart", "text": "…"}],
+     "units_per_summary": 8, "seed": 0}                                                  # optional
+
+An SCU's weight is the number of references that express it: its ``references`` (ids of its input's
+references), or ``weight`` when they are not known; an SCU with neither is refused, naming it.
+``units_per_summary`` asks the crowd about a seeded sample of each summary's SCUs (LitePyramid's
+sampling; the Pyramid scores still use the whole pyramid). The SCU becomes the item's topic (its
+statement the title the judging page shows, id ``input#unit``) and the summary its document (id
+``system#input``), with the item's system and input recorded.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from django.db import transaction
+from rest_framework import serializers
+
+from annotation.items.importing import ImportProblem, ItemIn, import_items
+from annotation.models import Project
+from annotation.serializers import IdentifierField, StrictSerializer
+from evaluation.models import ContentUnit, Reference
+
+SEPARATOR = "#"
+
+
+class PyramidReferenceIn(StrictSerializer):
+    input = IdentifierField(max_length=80)
+    id = IdentifierField(max_length=100)
+    text = serializers.CharField(trim_whitespace=False)
+
+
+class PyramidUnitIn(StrictSerializer):
+    input = IdentifierField(max_length=80)
+    id = IdentifierField(max_length=19)
+    statement = serializers.CharField(max_length=2000)
+    references = serializers.ListField(child=IdentifierField(max_length=100), required=False)
+    weight = serializers.IntegerField(min_value=1, max_value=1000, required=False)
+    written_by = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+
+class PyramidSummaryIn(StrictSerializer):
+    input = IdentifierField(max_length=80)
+    system = IdentifierField(max_length=100)
+    text = serializers.CharField(trim_whitespace=False)
+
+
+class PyramidIn(StrictSerializer):
+    references = PyramidReferenceIn(many=True, required=False, default=list)
+    units = PyramidUnitIn(many=True, allow_empty=False)
+    summaries = PyramidSummaryIn(many=True, allow_empty=False)
+    units_per_summary = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    seed = serializers.IntegerField(min_value=0, required=False, default=0)
+
+
+def unit_topic(input_id: str, unit_id: str) -> str:
+    return f"{input_id}{SEPARATOR}{unit_id}"
+
+
+def summary_document(system: str, input_id: str) -> str:
+    return f"{system}{SEPARATOR}{input_id}"
+
+
+def unit_weights(units: list[dict], references: list[dict]) -> list[tuple[int, list[str]]]:
+    """Each SCU's weight and the references expressing it; ImportProblem names an SCU with no
+    reference, one naming a reference its input lacks, and an SCU given twice."""
+    known: dict[str, set[str]] = {}
+    for index, ref in enumerate(references):
+        if ref["id"] in known.setdefault(ref["input"], set()):
+            raise ImportProblem(
+                f"references[{index}].id", f"{ref['id']!r} appears twice for input {ref['input']!r}"
+            )
+        known[ref["input"]].add(ref["id"])
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for index, unit in enumerate(units):
+        where = f"units[{index}]"
+        key = (unit["input"], unit["id"])
+        if key in seen:
+            raise ImportProblem(
+                f"{where}.id", f"SCU {unit['id']!r} appears twice for input {unit['input']!r}"
+            )
+        seen.add(key)
+        named = list(dict.fromkeys(unit.get("references") or []))
+        if named:
+            missing = [r for r in named if r not in known.get(unit["input"], set())]
+            if missing:
+                raise ImportProblem(
+                    f"{where}.references", f"input {unit['input']!r} has no reference {missing[0]!r}"
+                )
+            if "weight" in unit and unit["weight"] != len(named):
+                raise ImportProblem(
+                    f"{where}.weight", f"{unit['weight']} but {len(named)} references name it"
+                )
+            out.append((len(named), named))
+        elif "weight" in unit:
+            out.append((unit["weight"], []))
+        else:
+            raise ImportProblem(
+                where, "an SCU with no reference: give the references that express it, or its weight"
+            )
+        if len(unit_topic(unit["input"], unit["id"])) > 100:
+            raise ImportProblem(
+                f"{where}.id", "the input's id and the SCU's together are over 100 characters"
+            )
+    return out
+
+
+def import_pyramid(project: Project, body: Any) -> dict:
+    """Validate and store the body (the module's docstring); returns the counts. ImportProblem (or a
+    DRF ValidationError for the body's shape) names the field; nothing is stored then."""
+    if project.task_type != Project.TaskType.SCU_PRESENCE:
+        raise ImportProblem(
+            "task_type", f"a Pyramid import needs a scu_presence project, not {project.task_type}"
+        )
+    checked = PyramidIn(data=body)
+    checked.is_valid(raise_exception=True)
+    data = checked.validated_data
+    units, summaries, references = data["units"], data["summaries"], data["references"]
+    weights = unit_weights(units, references)
+    by_input: dict[str, list[str]] = {}
+    for unit in units:
+        by_input.setdefault(unit["input"], []).append(unit["id"])
+    twice = Counter((s["system"], s["input"]) for s in summaries)
+    items: list[ItemIn] = []
+    rng = random.Random(data["seed"])
+    for index, summary in enumerate(summaries):
+        system, input_id = summary["system"], summary["input"]
+        if twice[(system, input_id)] > 1:
+            raise ImportProblem(f"summaries[{index}]", f"{system!r} has two summaries of input {input_id!r}")
+        asked = by_input.get(input_id)
+        if not asked:
+            raise ImportProblem(f"summaries[{index}].input", f"input {input_id!r} has no SCUs")
+        if data["units_per_summary"] and data["units_per_summary"] < len(asked):
+            asked = sorted(rng.sample(asked, data["units_per_summary"]), key=asked.index)
+        document = summary_document(system, input_id)
+        items += [
+            {"topic": unit_topic(input_id, unit), "document": document, "system": system, "input": input_id}
+            for unit in asked
+        ]
+    with transaction.atomic():
+        result = import_items(
+            project,
+            topics=[
+                {"id": unit_topic(u["input"], u["id"]), "title": u["statement"], "description": ""}
+                for u in units
+            ],
+            documents=[
+                {"id": summary_document(s["system"], s["input"]), "title": "", "text": s["text"]}
+                for s in summaries
+            ],
+            items=items,
+        )
+        topics = dict(project.topics.values_list("external_id", "pk"))
+        ContentUnit.objects.bulk_create(
+            ContentUnit(
+                project=project,
+                topic_id=topics[unit_topic(u["input"], u["id"])],
+                input_id=u["input"],
+                unit_id=u["id"],
+                weight=weight,
+                references=named,
+                written_by=u.get("written_by", ""),
+            )
+            for u, (weight, named) in zip(units, weights, strict=True)
+        )
+        Reference.objects.bulk_create(
+            # The reference's id is its writer, as the SCUs name it.
+            Reference(project=project, input_id=r["input"], text=r["text"], writer=r["id"], source="imported")
+            for r in references
+        )
+    return {
+        "units_created": len(units),
+        "summaries_created": len(summaries),
+        "references_created": len(references),
+        "tasks_created": result.tasks_created,
+    }
