@@ -78,6 +78,11 @@ DATA_SETS = {
         "github.com/kite99520/DialSummEval (reproduce/analysis/models_eval_new/ as reported_metrics/)",
         "SAMSum-derived, CC BY-NC-ND 4.0: must not be redistributed",
     ),
+    "summ_realsumm": DataSet(
+        "REALSumm (Bhandari et al. 2020) SCUs and Mechanical Turk LitePyramid presence answers",
+        "github.com/neulab/REALSumm (human_annotations/SCUs_and_annotations/ and human_annotations/)",
+        "CC BY 4.0 for the annotations, but CNN/Daily Mail texts inside: read from ../shared, not shipped",
+    ),
 }
 
 
