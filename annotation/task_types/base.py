@@ -114,6 +114,10 @@ class TaskType:
     has_labels: ClassVar[bool] = False
     # Answers carry ``scores`` per dimension: summarised by mean and median, attention-checked.
     is_rating: ClassVar[bool] = False
+    # The ground truth gives each output (a system's text for an input) human scores: rating projects
+    # (a mean per dimension) and Pyramid projects (its Pyramid scores), which systems tables and the
+    # meta-evaluation of automatic metrics read.
+    scores_outputs: ClassVar[bool] = False
     # Items show two outputs side by side.
     compares_two: ClassVar[bool] = False
     # Answers are texts: nothing to aggregate, and no single right answer for gold items.

@@ -26,6 +26,7 @@ class Likert(TaskType):
     legend = "Rate the output"
     template = "annotation/answers/likert.html"
     is_rating = True
+    scores_outputs = True
     config_field = "likert_dimensions"
     config_form_fields = {"scale": "likert_low", "anchors": "likert_anchors"}
 

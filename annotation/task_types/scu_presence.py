@@ -16,6 +16,7 @@ class ScuPresence(LabelTaskType):
     name = "scu_presence"
     legend = "Does the summary express this content unit?"
     topic_heading = "Content unit"
+    scores_outputs = True
 
     def label_names(self, config: dict[str, Any]) -> dict[int, str]:
         return {1: "present", 0: "absent"}

@@ -1,6 +1,6 @@
-"""API of Pyramid projects: import a LitePyramid campaign (POST: 201 with the counts, 400 naming the
-field, nothing stored then) and read the Pyramid scores of a snapshot (GET ``?version=N``, the newest by
-default).
+"""API of Pyramid projects: import a LitePyramid campaign (POST: 201 with the counts, 200 for a dry
+run, which stores nothing; 400 naming the field, nothing stored then) and read the Pyramid scores of a
+snapshot (GET ``?version=N``, the newest by default).
 
 Security behavior, for every endpoint here: researchers only (``IsResearcher``: an annotator is a
 403), and only for projects they own (``owned_project``: anyone else's is a 404).
@@ -29,14 +29,14 @@ class PyramidImportView(APIView):
     permission_classes = [IsResearcher]
     parser_classes = [DepthLimitedJSONParser]
 
-    @extend_schema(request=PyramidIn, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(request=PyramidIn, responses={200: OpenApiTypes.OBJECT, 201: OpenApiTypes.OBJECT})
     def post(self, request: Request, project_pk: int) -> Response:
         project = owned_project(request.user, project_pk)
         try:
             counts = import_pyramid(project, request.data)
         except ImportProblem as problem:
             return Response({problem.field: [problem.message]}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(counts, status=status.HTTP_201_CREATED)
+        return Response(counts, status=status.HTTP_200_OK if counts["dry_run"] else status.HTTP_201_CREATED)
 
 
 class PyramidScoresView(APIView):

@@ -7,18 +7,22 @@ Body (JSON)::
     {"references": [{"input": "d1", "id": "r1", "text": "…"}],                           # optional
      "units": [{"input": "d1", "id": "1", "statement": "…", "references": ["r1", "r2"]}],
      "summaries": [{"input": "d1", "system": "bart", "text": "…"}],
-     "units_per_summary": 8, "seed": 0}                                                  # optional
+     "units_per_summary": 8, "seed": 0, "dry_run": false}                                # optional
 
 An SCU's weight is the number of references that express it: its ``references`` (ids of its input's
 references), or ``weight`` when they are not known; an SCU with neither is refused, naming it.
 ``units_per_summary`` asks the crowd about a seeded sample of each summary's SCUs (LitePyramid's
-sampling; the Pyramid scores still use the whole pyramid). The SCU becomes the item's topic (its
-statement the title the judging page shows, id ``input#unit``) and the summary its document (id
-``system#input``), with the item's system and input recorded.
+sampling; the Pyramid scores still use the whole pyramid). ``dry_run`` checks everything and answers
+the counts, the number of presence items and the judgements they need (items × k), storing nothing.
+The SCU becomes the item's topic (its statement the title the judging page shows, id ``input#unit``)
+and the summary its document (id ``system#input``), with the item's system and input recorded.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import random
 from collections import Counter
 from typing import Any
@@ -61,6 +65,7 @@ class PyramidIn(StrictSerializer):
     summaries = PyramidSummaryIn(many=True, allow_empty=False)
     units_per_summary = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
     seed = serializers.IntegerField(min_value=0, required=False, default=0)
+    dry_run = serializers.BooleanField(required=False, default=False)
 
 
 def unit_topic(input_id: str, unit_id: str) -> str:
@@ -148,6 +153,16 @@ def import_pyramid(project: Project, body: Any) -> dict:
             {"topic": unit_topic(input_id, unit), "document": document, "system": system, "input": input_id}
             for unit in asked
         ]
+    counts = {
+        "units_created": len(units),
+        "summaries_created": len(summaries),
+        "references_created": len(references),
+        "tasks_created": len(items),
+        "judgements_needed": len(items) * project.assignments_per_task,
+        "dry_run": data["dry_run"],
+    }
+    if data["dry_run"]:
+        return counts
     with transaction.atomic():
         result = import_items(
             project,
@@ -179,9 +194,26 @@ def import_pyramid(project: Project, body: Any) -> dict:
             Reference(project=project, input_id=r["input"], text=r["text"], writer=r["id"], source="imported")
             for r in references
         )
-    return {
-        "units_created": len(units),
-        "summaries_created": len(summaries),
-        "references_created": len(references),
-        "tasks_created": result.tasks_created,
-    }
+    return counts | {"tasks_created": result.tasks_created}
+
+
+def read_rows(name: str, text: str) -> list[dict]:
+    """The rows of a CSV (a header line; a unit's ``references`` as ids separated by spaces) or JSON
+    Lines file, by its name's ending; ImportProblem names the file and line that cannot be read."""
+    if name.endswith(".csv"):
+        rows = list(csv.DictReader(io.StringIO(text)))
+        for row in rows:
+            if "references" in row:
+                row["references"] = (row["references"] or "").split()
+            for key in ("weight",):
+                if key in row and not row[key]:
+                    del row[key]
+        return rows
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except ValueError as error:
+                raise ImportProblem(f"{name} line {number}", f"not JSON: {error}") from error
+    return rows

@@ -9,6 +9,7 @@ from __future__ import annotations
 from annotation.crowd.agreement.fleiss import fleiss_kappa
 from annotation.crowd.agreement.krippendorff import krippendorff_alpha
 from annotation.models import Judgement, Project, Task
+from evaluation.ground_truth.downloads import rating_summary
 from evaluation.metrics.intervals import OVER_INPUTS
 from evaluation.metrics.pyramid import MEASURES, summary_scores, system_scores
 from evaluation.models import ContentUnit, GroundTruthSnapshot
@@ -94,3 +95,24 @@ def agreement_per_system(project: Project) -> dict[str, dict]:
             "items_excluded": fleiss.n_items_excluded,
         }
     return out
+
+
+def output_scores(snapshot: GroundTruthSnapshot) -> dict:
+    """Each output's human scores as ``ground_truth.downloads.rating_summary`` gives a rating project's:
+    ``{"dimensions", "items": [{"system", "input", "document", "scores": {dimension: {"mean"}}}]}``;
+    for a Pyramid project the dimensions are its three scores and an item is a summary."""
+    if snapshot.project.task_type != Project.TaskType.SCU_PRESENCE:
+        return rating_summary(snapshot)
+    summaries = snapshot_pyramid(snapshot)["summaries"]
+    return {
+        "dimensions": list(MEASURES),
+        "items": [
+            {
+                "system": row["system"],
+                "input": row["input"],
+                "document": f"{row['system']}#{row['input']}",
+                "scores": {measure: {"mean": row[measure]} for measure in MEASURES},
+            }
+            for row in summaries
+        ],
+    }

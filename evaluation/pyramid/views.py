@@ -44,9 +44,9 @@ def pyramid_page(request: AuthenticatedHttpRequest, project_id: int) -> HttpResp
         upload = request.FILES.get("file")
         try:
             body = json.loads(upload.read().decode("utf-8")) if upload else None
-            if body is None:
-                raise ImportProblem("file", "choose the JSON file to import")
-            counts = import_pyramid(project, body)
+            if not isinstance(body, dict):
+                raise ImportProblem("file", "choose the JSON file to import (a JSON object)")
+            counts = import_pyramid(project, body | {"dry_run": "preview" in request.POST})
         except (ValueError, UnicodeDecodeError) as error:  # ImportProblem is a ValueError too
             text = (
                 f"{error.field}: {error.message}"
@@ -57,6 +57,14 @@ def pyramid_page(request: AuthenticatedHttpRequest, project_id: int) -> HttpResp
         except ValidationError as error:
             messages.error(request, "Nothing was imported. " + "; ".join(flat_errors(error.detail)[:20]))
         else:
+            if counts["dry_run"]:
+                messages.info(
+                    request,
+                    f"Preview, nothing stored: {counts['units_created']} content units and "
+                    f"{counts['summaries_created']} summaries make {counts['tasks_created']} presence items, "
+                    f"{counts['judgements_needed']} judgements at {project.assignments_per_task} per item.",
+                )
+                return redirect("pyramid-page", project_id=project.pk)
             messages.success(
                 request,
                 f"Imported {counts['units_created']} content units, {counts['summaries_created']} summaries, "

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from celery import current_app, group
 from django.conf import settings
 from django.db import OperationalError, transaction
+from django.db.models import Min
 from django.utils import timezone
 
 from annotation.models import Project, Task
@@ -45,13 +46,14 @@ class ReferencesProblem(ValueError):
 
 
 def output_tasks(project: Project):
-    """The items that are outputs: they name their system and input (no gold, checks or qualification)."""
+    """The items that are outputs: they name their system and input (no gold, checks or qualification);
+    one per output, the first, where several items show it (a Pyramid project asks of each SCU)."""
+    items = (
+        Task.objects.filter(project=project, kind=Task.Kind.ITEM).exclude(system_id="").exclude(input_id="")
+    )
+    first = items.order_by().values("system_id", "input_id").annotate(first=Min("id")).values("first")
     return (
-        Task.objects.filter(project=project, kind=Task.Kind.ITEM)
-        .exclude(system_id="")
-        .exclude(input_id="")
-        .select_related("document")
-        .order_by("system_id", "input_id", "id")
+        Task.objects.filter(pk__in=first).select_related("document").order_by("system_id", "input_id", "id")
     )
 
 

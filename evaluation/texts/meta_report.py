@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 
 from annotation.crowd.minimums import POINTS_FOR_CORRELATION, SYSTEMS_FOR_WILLIAMS
-from evaluation.ground_truth.downloads import rating_summary
 from evaluation.jobs.remembered import remembered as kept
 from evaluation.metrics.meta_evaluation import (
     LEVEL_UNITS,
@@ -31,6 +30,7 @@ from evaluation.metrics.meta_evaluation import (
 )
 from evaluation.metrics.text.scores import LOWER_IS_BETTER
 from evaluation.models import GroundTruthSnapshot, TextEvaluation
+from evaluation.pyramid.scores import output_scores
 
 
 class ReportProblem(ValueError):
@@ -64,7 +64,7 @@ def metric_records(evaluation: TextEvaluation) -> dict[str, list[Record]]:
 
 
 def human_records(snapshot: GroundTruthSnapshot) -> dict[str, list[Record]]:
-    summary = rating_summary(snapshot)
+    summary = output_scores(snapshot)
     records: dict[str, list[Record]] = {dimension: [] for dimension in summary["dimensions"]}
     for item in summary["items"]:
         if not (item["system"] and item["input"]):
@@ -79,9 +79,9 @@ def newest_snapshot(evaluation: TextEvaluation) -> GroundTruthSnapshot:
     if evaluation.status != TextEvaluation.Status.DONE:
         raise ReportProblem(f"the text evaluation is {evaluation.status}; the report exists once it is done")
     snapshot = evaluation.project.snapshots.order_by("-version").first()
-    if snapshot is None or not evaluation.project.is_rating:
+    if snapshot is None or not evaluation.project.type.scores_outputs:
         raise ReportProblem(
-            "no ratings yet: a meta-evaluation needs a rating project's ground-truth snapshot"
+            "no human scores yet: a meta-evaluation needs a rating or Pyramid project's ground-truth snapshot"
         )
     return snapshot
 

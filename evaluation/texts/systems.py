@@ -20,10 +20,10 @@ from django.views.decorators.http import require_GET
 
 from annotation.items.inputs import spreadsheet_safe
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
-from evaluation.ground_truth.downloads import rating_summary
 from evaluation.metrics.intervals import OVER_INPUTS
 from evaluation.metrics.meta_evaluation import SystemScore, system_scores
 from evaluation.models import GroundTruthSnapshot
+from evaluation.pyramid.scores import output_scores
 
 # Bootstrap resamples of the inputs for each system's interval (seeded: the page is reproducible).
 RESAMPLES = OVER_INPUTS.resamples
@@ -33,7 +33,7 @@ def system_table(snapshot: GroundTruthSnapshot) -> dict:
     """``{"dimensions", "systems" (best first by the first dimension), "cells": {system: {dimension:
     SystemScore}}, "alpha", "alpha_ordinal": {dimension: Krippendorff's alpha}}`` over the items that
     name their system."""
-    summary = rating_summary(snapshot)
+    summary = output_scores(snapshot)
     items = [item for item in summary["items"] if item["system"]]
     cells: dict[str, dict[str, SystemScore]] = {}
     for dimension in summary["dimensions"]:
@@ -114,13 +114,17 @@ def systems_data(project) -> dict:
     dimension), for a pairwise project ``ranking`` (Bradley-Terry strengths); ``reason`` when there
     is none."""
     pairwise = project.type.compares_two
-    if not (project.is_rating or pairwise):
-        return {"snapshot": None, "reason": "per-system scores come from rating and pairwise projects"}
+    scored = project.type.scores_outputs
+    if not (scored or pairwise):
+        return {
+            "snapshot": None,
+            "reason": "per-system scores come from rating, Pyramid and pairwise projects",
+        }
     snapshot = project.snapshots.order_by("-version").first()
     if snapshot is None:
         return {"snapshot": None, "reason": "no ground-truth snapshot yet"}
     data: dict = {"snapshot": snapshot.version, "reason": None}
-    if project.is_rating:
+    if scored:
         table = system_table(snapshot)
         data["table"] = {
             "dimensions": table["dimensions"],
@@ -146,9 +150,9 @@ def systems_page(request: AuthenticatedHttpRequest, project_id: int) -> HttpResp
     """The systems × dimensions table of a rating project (``?as=csv`` downloads it)."""
     project = owned_project(request.user, project_id)
     pairwise = project.type.compares_two
-    ranked = project.is_rating or pairwise
+    ranked = project.type.scores_outputs or pairwise
     snapshot = project.snapshots.order_by("-version").first() if ranked else None
-    table = system_table(snapshot) if snapshot is not None and project.is_rating else None
+    table = system_table(snapshot) if snapshot is not None and project.type.scores_outputs else None
     ranking = snapshot.agreement.get("systems") if snapshot is not None and pairwise else None
     if snapshot is not None and request.GET.get("as") == "csv":
         name = f"project{project.pk}-v{snapshot.version}-systems.csv"

@@ -83,10 +83,16 @@ def judge(researcher, project):
 
 
 def test_the_import_makes_one_presence_item_per_unit_and_summary(researcher, project):
+    dry = imported(researcher, project, BODY | {"dry_run": True})
+    assert (
+        dry.status_code == 200 and dry.json()["tasks_created"] == 10 and dry.json()["judgements_needed"] == 30
+    )
+    assert dry.json()["dry_run"] is True and not project.topics.exists() and not project.tasks.exists()
     response = imported(researcher, project)
     assert response.status_code == 201, response.content
     assert response.json() == {
         "units_created": 5, "summaries_created": 4, "references_created": 3, "tasks_created": 10,
+        "judgements_needed": 30, "dry_run": False,
     }  # fmt: skip
     items = Task.objects.filter(project=project, kind="item").select_related("topic", "document")
     assert {(t.system_id, t.input_id, t.topic.external_id, t.document.external_id) for t in items} == {
@@ -217,6 +223,13 @@ def test_the_page_imports_a_file_and_names_a_problem(researcher, project):
     assert "Nothing was imported. units[0]: an SCU with no reference" in page
     good = io.BytesIO(json.dumps(BODY).encode())
     good.name = "campaign.json"
+    page = client.post(url, {"file": good, "preview": ""}, follow=True).content.decode()
+    assert (
+        "Preview, nothing stored: 5 content units and 4 summaries make 10 presence items, 30 judgements"
+        in page
+    )
+    assert not project.tasks.exists()
+    good.seek(0)
     page = client.post(url, {"file": good}, follow=True).content.decode()
     assert (
         "units[2].statement: This field is required."
@@ -251,3 +264,97 @@ def test_others_reach_nothing(researcher, outsider_researcher, annotators, proje
     client = Client()
     client.force_login(outsider_researcher)
     assert client.get(reverse("pyramid-page", args=[project.pk])).status_code == 404
+
+
+def test_pyramid_scores_are_the_human_side_of_the_systems_table_and_the_meta_evaluation(
+    researcher, project, django_capture_on_commit_callbacks
+):
+    """Item 4: ROUGE against LitePyramid is the classic question. The text evaluation scores each
+    summary once (not once per SCU item) against the imported references; the meta-evaluation's
+    dimensions are the three Pyramid scores, each output's value the summary's."""
+    from evaluation.jobs import embedded
+    from evaluation.models import TextEvaluation
+
+    imported(researcher, project)
+    judge(researcher, project)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api(researcher).post(
+            reverse("text-evaluations-api", args=[project.pk]), {"metrics": ["rouge1", "bleu"]}, format="json"
+        )
+    assert response.status_code == 202, response.content
+    embedded.run_queued()
+    evaluation = TextEvaluation.objects.get(project=project)
+    assert evaluation.status == "done" and evaluation.outputs.count() == 4  # four summaries, ten items
+    url = reverse("meta-evaluation-api", args=[project.pk, evaluation.pk])
+    matrix = api(researcher).get(url, {"level": "global", "method": "pearson"}).json()
+    assert matrix["dimensions"] == ["pyramid", "modified_pyramid", "lite_pyramid"]
+    lite = {
+        (s["system"], s["input"]): s["lite_pyramid"]
+        for s in api(researcher).get(reverse("pyramid-scores-api", args=[project.pk])).json()["summaries"]
+    }
+    rouge = {(o.system_id, o.input_id): o.scores["rouge1"] for o in evaluation.outputs.all()}
+    cell = matrix["cells"]["rouge1"]["lite_pyramid"]
+    assert cell["n"] == 4 and "too few" in cell["reason"]  # four summaries: below the minimum
+    scatter = (
+        api(researcher)
+        .get(
+            reverse("scatter-api", args=[project.pk, evaluation.pk]),
+            {"metric": "rouge1", "dimension": "lite_pyramid", "level": "global"},
+        )
+        .json()
+    )
+    assert {(p["label"], p["x"], p["y"]) for p in scatter["points"]} == {
+        (f"{s} / {i}", rouge[(s, i)], lite[(s, i)]) for s, i in lite
+    }
+    systems = api(researcher).get(reverse("systems-api", args=[project.pk])).json()
+    rows = {row["system"]: row["scores"] for row in systems["table"]["systems"]}
+    assert rows["alpha"]["lite_pyramid"]["mean"] == pytest.approx(
+        (lite[("alpha", "d1")] + lite[("alpha", "d2")]) / 2
+    )
+    client = Client()
+    client.force_login(researcher)
+    nav = client.get(reverse("pyramid-page", args=[project.pk])).content.decode()
+    assert (
+        reverse("meta-evaluation", args=[project.pk]) in nav
+        and reverse("systems-page", args=[project.pk]) in nav
+    )
+
+
+def test_the_command_imports_csv_and_jsonl_files_or_a_json_body(researcher, project, tmp_path):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    (tmp_path / "units.csv").write_text(
+        "input,id,statement,references,weight\n"
+        "d1,1,A storm closed the port,r1 r2,\n"
+        "d1,2,Ships waited two days,r1,\n"
+        "d1,3,Two ships sank,r2,\n"
+        'd2,1,"Rates rose, sharply",,1\n'
+    )
+    (tmp_path / "references.jsonl").write_text(
+        "\n".join(json.dumps(r) for r in BODY["references"] if r["input"] == "d1") + "\n"
+    )
+    (tmp_path / "summaries.jsonl").write_text("\n".join(json.dumps(s) for s in BODY["summaries"]) + "\n")
+    out = io.StringIO()
+    files = ["--units", str(tmp_path / "units.csv"), "--summaries", str(tmp_path / "summaries.jsonl")]
+    files += ["--references", str(tmp_path / "references.jsonl")]
+    call_command("import_pyramid", project.pk, *files, "--dry-run", stdout=out)
+    assert "would make 8 presence items (24 judgements)" in out.getvalue() and not project.tasks.exists()
+    call_command("import_pyramid", project.pk, *files, stdout=out)
+    assert (
+        project.tasks.count() == 8 and project.topics.get(external_id="d2#1").title == "Rates rose, sharply"
+    )
+    assert ContentUnit.objects.get(project=project, input_id="d1", unit_id="1").references == ["r1", "r2"]
+    (tmp_path / "bad.csv").write_text("input,id,statement\nd1,9,No reference\n")
+    with pytest.raises(CommandError, match=r"units\[0\]: an SCU with no reference"):
+        call_command(
+            "import_pyramid", project.pk, "--units", str(tmp_path / "bad.csv"), "--summaries", files[3]
+        )
+    other = Project.objects.create(
+        name="Other", owner=researcher, task_type="scu_presence", assignments_per_task=1
+    )
+    (tmp_path / "body.json").write_text(json.dumps(BODY))
+    call_command("import_pyramid", other.pk, str(tmp_path / "body.json"), stdout=out)
+    assert other.tasks.count() == 10
+    with pytest.raises(CommandError, match="give a JSON body file, or --units and --summaries"):
+        call_command("import_pyramid", other.pk)
