@@ -1,8 +1,9 @@
 """A whole test collection in one file: a project's settings, topics, documents, runs, pool (and its
 sampled pool's design), annotators, judgements (every revision), researchers' adjudications,
 ground-truth snapshots (with the labels only prior judgements gave), external qrels, prior judgements
-with their precedence, and the reference texts of text projects, as a ZIP with a manifest that lists
-every file's SHA-256 and the signatures of the snapshots and of the evaluations it was scored by.
+with their precedence, the reference texts of text projects and the content units of Pyramid projects,
+as a ZIP with a manifest that lists every file's SHA-256 and the signatures of the snapshots and of
+the evaluations it was scored by.
 
 ``write_bundle`` exports; ``import_bundle`` (run as an import job, ``evaluation.collection.import_jobs``)
 rebuilds the collection as a new project and asks for its evaluations, which give the same leaderboard: the
@@ -47,6 +48,7 @@ from evaluation.collection.flow import ImportFailed
 from evaluation.collection.import_jobs import body_file
 from evaluation.collection.runs import ranked_lists, store_ranked_lists
 from evaluation.models import (
+    ContentUnit,
     ExternalQrels,
     GroundTruthSnapshot,
     ImportJob,
@@ -147,6 +149,7 @@ def write_bundle(project: Project, out: IO[bytes]) -> dict:
         write_member(archive, files, "external_qrels.jsonl", jsonl(external))
         write_member(archive, files, "prior_qrels.jsonl", jsonl(prior_rows(project)))
         write_member(archive, files, "sampled_pool.jsonl", jsonl(sampled_pool_rows(project)))
+        write_member(archive, files, "content_units.jsonl", jsonl(content_unit_rows(project)))
         write_member(archive, files, "references.jsonl", jsonl(reference_rows(project)))
         manifest = manifest_of(project, files, runs, snapshots, len(refs), len(external))
         archive.writestr("manifest.json", json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True))
@@ -210,6 +213,7 @@ def manifest_of(
             "external_qrels": external,
             "prior_qrels": project.prior_qrels.count(),
             "sampled_pool": project.sampled_pool.count(),
+            "content_units": project.content_units.count(),
             "adjudications": project.adjudications.count(),
             "references": project.references.count(),
         },
@@ -433,6 +437,13 @@ def prior_rows(project: Project) -> Iterator[dict]:
             "created_at": when(prior.created_at),
             "judgements": judgements,
         }
+
+
+def content_unit_rows(project: Project) -> Iterator[dict]:
+    """A Pyramid project's SCUs: each names its topic (whose title is its statement) by id."""
+    fields = ("topic__external_id", "input_id", "unit_id", "weight", "references", "written_by")
+    for row in project.content_units.order_by("pk").values_list(*fields).iterator(chunk_size=5000):
+        yield dict(zip(("topic", *fields[1:]), row, strict=True))
 
 
 def sampled_pool_rows(project: Project) -> Iterator[dict]:
@@ -668,6 +679,7 @@ def restore(
         restore_snapshot(project, archive, entry, task_pk, judgement_pks, topic_pk, document_pk)
     restore_external_qrels(project, archive)
     restore_sampled_pool(project, archive, manifest)
+    restore_content_units(project, archive, manifest, topic_pk)
     references = restore_references(project, archive, manifest)
     return {
         "topics": len(topic_pk),
@@ -757,6 +769,18 @@ def restore_sampled_pool(project: Project, archive: zipfile.ZipFile, manifest: d
         (SampledPoolMember(project=project, **row) for _, row in lines(archive, "sampled_pool.jsonl")),
         batch_size=5000,
     )
+
+
+def restore_content_units(project: Project, archive: zipfile.ZipFile, manifest: dict, topic_pk: dict) -> None:
+    if "content_units.jsonl" not in manifest["files"]:
+        return
+    units = []
+    for where, row in lines(archive, "content_units.jsonl"):
+        if row["topic"] not in topic_pk:
+            raise ImportFailed([(where, f"topic {row['topic']!r} is not among the bundle's")])
+        fields = {k: row[k] for k in ("input_id", "unit_id", "weight", "references", "written_by")}
+        units.append(ContentUnit(project=project, topic_id=topic_pk[row["topic"]], **fields))
+    ContentUnit.objects.bulk_create(units, batch_size=5000)
 
 
 def restore_references(project: Project, archive: zipfile.ZipFile, manifest: dict) -> int:

@@ -358,3 +358,29 @@ def test_the_command_imports_csv_and_jsonl_files_or_a_json_body(researcher, proj
     assert other.tasks.count() == 10
     with pytest.raises(CommandError, match="give a JSON body file, or --units and --summaries"):
         call_command("import_pyramid", other.pk)
+
+
+def test_a_bundle_carries_the_content_units_and_the_copy_scores_the_same(
+    researcher, project, django_capture_on_commit_callbacks
+):
+    from tests.scoring.test_import_jobs_and_bundles import bundle_of, import_bundle
+
+    imported(researcher, project)
+    judge(researcher, project)
+    job = import_bundle(
+        researcher, bundle_of(researcher, project), django_capture_on_commit_callbacks, "annotators=match"
+    )
+    assert job["status"] == "done", job
+    copy = Project.objects.get(pk=job["summary"]["project"])
+
+    def units(p):
+        return sorted(
+            p.content_units.values_list(
+                "topic__external_id", "input_id", "unit_id", "weight", "references", "written_by"
+            )
+        )
+
+    assert units(copy) == units(project) and len(units(project)) == 5
+    scores = [api(researcher).get(reverse("pyramid-scores-api", args=[p.pk])).json() for p in (project, copy)]
+    assert scores[0]["systems"] == scores[1]["systems"] and len(scores[0]["systems"]) == 2
+    assert sorted(scores[0]["summaries"], key=str) == sorted(scores[1]["summaries"], key=str)
