@@ -205,3 +205,50 @@ def test_the_demo_has_a_text_campaign_rated_scored_and_ready_for_the_meta_evalua
     assert all(cell["value"] is not None for row in matrix["cells"].values() for cell in row.values())
     call_command("load_demo")
     assert TextEvaluation.objects.filter(project=project).count() == 1  # loaded once
+
+
+@pytest.mark.django_db
+def test_the_demo_has_a_litepyramid_campaign_judged_scored_and_against_rouge(capsys):
+    """Issue 26, item 6: content units written by a program from the titles (labelled so), simulated
+    presence answers, a snapshot, Pyramid scores per system, and ROUGE against LitePyramid."""
+    from evaluation.demo.pyramid_campaign import (
+        DEMO_PYRAMID_INPUTS,
+        DEMO_PYRAMID_PROJECT_NAME,
+        WORKERS,
+        WRITTEN_BY,
+        write_units,
+    )
+    from evaluation.demo.text_campaign import SYSTEMS, choose_inputs
+    from evaluation.models import ContentUnit, TextEvaluation
+    from evaluation.pyramid.scores import snapshot_pyramid
+    from evaluation.texts.meta_report import correlation_matrix
+
+    call_command("load_demo")
+    printed = capsys.readouterr().out
+    assert "Pyramid campaign loaded" in printed and "written by a program" in printed
+    project = Project.objects.get(name=DEMO_PYRAMID_PROJECT_NAME)
+    inputs = choose_inputs(demo_documents(), DEMO_PYRAMID_INPUTS)
+    units = write_units(inputs)
+    assert project.task_type == "scu_presence" and ContentUnit.objects.filter(project=project).count() == len(
+        units
+    )
+    assert set(ContentUnit.objects.filter(project=project).values_list("written_by", flat=True)) == {
+        WRITTEN_BY
+    }
+    items = project.tasks.filter(kind=Task.Kind.ITEM)
+    assert items.count() == len(SYSTEMS) * len(units)
+    left = {i.id for i in inputs[-2:]}
+    judged = [u for u in units if u.input not in left]
+    assert Judgement.objects.filter(project=project).count() == len(SYSTEMS) * len(judged) * len(WORKERS)
+    assert items.filter(completed=False).count() == len(SYSTEMS) * (len(units) - len(judged))
+    scores = snapshot_pyramid(GroundTruthSnapshot.objects.get(project=project))
+    assert {row["system"] for row in scores["systems"]} == set(SYSTEMS)
+    # The simulation's truth: a whole first sentence says more of the title than a cut one or keywords.
+    lite = {row["system"]: row["lite_pyramid"]["mean"] for row in scores["systems"]}
+    assert lite["lead-sentence"] == max(lite.values())
+    assert all(row["agreement"]["fleiss_kappa"] > 0.3 for row in scores["systems"])
+    evaluation = TextEvaluation.objects.get(project=project)
+    assert evaluation.status == "done" and evaluation.output_count == len(SYSTEMS) * len(inputs)
+    matrix = correlation_matrix(evaluation, "summary", "kendall")
+    assert matrix["dimensions"] == ["pyramid", "modified_pyramid", "lite_pyramid"]
+    assert matrix["cells"]["rouge1"]["lite_pyramid"]["value"] is not None

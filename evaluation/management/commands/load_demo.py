@@ -23,8 +23,14 @@
    truth and a text evaluation (without a worker, here and now), so the Systems and Metrics vs
    humans pages are full at once.
 
-Steps 1–3 are one transaction, and step 6's project and ratings another: an error leaves the
-database as it was.
+7. The Pyramid campaign (``evaluation.demo.pyramid_campaign``): the same summarisers on 12 abstracts,
+   content units written by a program from each title (labelled so), imported by the Pyramid import
+   and judged present or absent by the simulated workers (all but the last two abstracts, left for
+   the human demo annotators); its ground truth and a text evaluation, so its Pyramid, Systems and
+   Metrics vs humans pages are full at once.
+
+Steps 1–3 are one transaction, and step 6's project and ratings another, step 7's a third: an error
+leaves the database as it was.
 """
 
 from __future__ import annotations
@@ -59,6 +65,14 @@ from evaluation.demo import (
     demo_runs,
     demo_topics,
 )
+from evaluation.demo.pyramid_campaign import (
+    DEMO_PYRAMID_INPUTS,
+    DEMO_PYRAMID_PROJECT_NAME,
+    WORKERS,
+    simulate_answers,
+    write_units,
+)
+from evaluation.demo.pyramid_campaign import import_body as pyramid_body
 from evaluation.demo.simulate import DEMO_CROWD, simulate_judgements, submission_times
 from evaluation.demo.text_campaign import (
     DEMO_TEXT_ANCHORS,
@@ -75,6 +89,7 @@ from evaluation.ground_truth.tasks import compute_ground_truth
 from evaluation.jobs import embedded
 from evaluation.metrics.trec.files import write_qrels
 from evaluation.models import Evaluation, GroundTruthSnapshot
+from evaluation.pyramid.importing import import_pyramid
 from evaluation.scoring.jobs import request_evaluation
 from evaluation.scoring.tasks import start_evaluation
 from evaluation.texts.jobs import request_text_evaluation
@@ -99,6 +114,13 @@ summary, and most outputs were already rated by **simulated raters** (`simulated
 `simulated-3`, a program, not people). The outputs of the last abstracts are yours to rate."""
 # The outputs of this many inputs (the last ones) are left for the human demo annotators.
 TEXT_INPUTS_LEFT_TO_RATE = 5
+PYRAMID_INPUTS_LEFT_TO_JUDGE = 2
+PYRAMID_INSTRUCTIONS = (
+    "Each task shows one short statement, a content unit of a reference summary, and a summary written by "
+    "a system. Answer Present (key p) if the summary says what the statement says, in any words; Absent "
+    "(key a) if it does not, or says only part of it. The statements were written by a program from the "
+    "abstracts' titles."
+)
 
 
 class Command(BaseCommand):
@@ -124,6 +146,11 @@ class Command(BaseCommand):
             if text_project is not None:
                 self.first_ground_truth(text_project)
                 self.first_text_evaluation(text_project)
+            with transaction.atomic():
+                pyramid_project = self.pyramid_campaign()
+            if pyramid_project is not None:
+                self.first_ground_truth(pyramid_project)
+                self.first_text_evaluation(pyramid_project)
 
     def load(self) -> Project | None:
         """Steps 1–3; None if the demo project already exists."""
@@ -204,6 +231,51 @@ class Command(BaseCommand):
             f"Text campaign loaded: {len(outputs)} outputs of {len(outputs) // len(inputs)} summarisers "
             f"for {len(inputs)} abstracts, each title as the reference; {len(ratings)} simulated ratings "
             f"(made by a program, not by people); the outputs of {len(left)} abstracts are left to rate."
+        )
+        return project
+
+    def pyramid_campaign(self) -> Project | None:
+        """Step 7: the LitePyramid project, its import and the simulated presence answers."""
+        researcher, humans, simulated = self.accounts()
+        if Project.objects.filter(name=DEMO_PYRAMID_PROJECT_NAME, owner=researcher).exists():
+            return None
+        project = Project.objects.create(
+            name=DEMO_PYRAMID_PROJECT_NAME,
+            owner=researcher,
+            task_type="scu_presence",
+            instructions=PYRAMID_INSTRUCTIONS,
+            assignments_per_task=len(WORKERS),
+        )
+        project.annotators.set([*humans, *(simulated[name] for name, _ in WORKERS)])
+        inputs = choose_inputs(demo_documents(), DEMO_PYRAMID_INPUTS)
+        chosen = {i.id for i in inputs}
+        outputs = [o for o in summarise(choose_inputs(demo_documents())) if o.input in chosen]
+        units = write_units(inputs)
+        counts = import_pyramid(project, pyramid_body(inputs, units, outputs))
+        tasks = {
+            (t.system_id, t.input_id, t.topic.external_id): t
+            for t in project.tasks.filter(kind=Task.Kind.ITEM).select_related("topic")
+        }
+        left = {i.id for i in inputs[-PYRAMID_INPUTS_LEFT_TO_JUDGE:]}
+        answers = [a for a in simulate_answers(units, outputs) if a.input not in left]
+        stored = record_judgements(
+            project,
+            [
+                RecordedJudgement(
+                    tasks[(a.system, a.input, f"{a.input}#{a.unit}")],
+                    simulated[a.worker],
+                    {"label": a.label},
+                    seconds_spent=a.seconds,
+                )
+                for a in answers
+            ],
+        )
+        date_judgements(stored, submission_times(answers, end=0.0))
+        self.stdout.write(
+            f"Pyramid campaign loaded: {counts['units_created']} content units written by a program from "
+            f"{len(inputs)} titles, {counts['summaries_created']} summaries, {counts['tasks_created']} "
+            f"presence items; {len(answers)} simulated answers (made by a program, not by people); the items "
+            f"of {len(left)} abstracts are left to judge."
         )
         return project
 
