@@ -41,6 +41,7 @@ class Project(models.Model):
         FREE_TEXT = "free_text", "Free-text reference writing"
         PAIRWISE = "pairwise", "Pairwise comparison"
         SCU_PRESENCE = "scu_presence", "Content-unit presence (LitePyramid)"
+        SCU_WRITING = "scu_writing", "Content-unit writing (Pyramid, expert step)"
 
     class ServeOrder(models.TextChoices):
         POOL = "pool", "Pool order (highest-ranked first)"

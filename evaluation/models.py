@@ -563,6 +563,25 @@ class ContentUnit(models.Model):
         return f"SCU {self.input_id}/{self.unit_id} (weight {self.weight})"
 
 
+class UnitMerge(models.Model):
+    """A researcher's decision on a content-unit writing project (``scu_writing``): the written SCUs of
+    one input whose statements are ``keys`` (normalised: ``scu_writing.normalised``) are one SCU, worded
+    ``statement``, expressed by every reference any of them named (``evaluation.pyramid.written``)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="unit_merges")
+    input_id = models.CharField(max_length=200)
+    keys = models.JSONField(default=list)
+    statement = models.CharField(max_length=300)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "input_id", "pk"]
+
+    def __str__(self) -> str:
+        return f"{len(self.keys)} written SCUs of {self.input_id} as “{self.statement}”"
+
+
 def list_of_text_metrics() -> list[str]:
     """Every metric a text evaluation can compute (the default; a model default must be a callable)."""
     from evaluation.metrics.text.scores import METRICS

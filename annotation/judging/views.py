@@ -247,7 +247,9 @@ def judging_page(
         **project_progress(project, request.user),
     }
     if assignment:
-        context.update(task_view(project, assignment.task, query=request.GET))
+        # An answer just refused comes back as it was sent, to be mended rather than written again.
+        refused = request.session.pop(refused_answer_key(assignment.pk), None)
+        context.update(task_view(project, assignment.task, refused, query=request.GET))
         seconds = int(seconds_since(assignment.shown_at, timezone.now()) or 0)
         context.update(seconds_on_task=seconds, time_on_task=f"{seconds // 60}:{seconds % 60:02d}")
     response = render(request, "annotation/judge.html", context)
@@ -310,6 +312,20 @@ def lease_next_task(
     return None
 
 
+def refused_answer_key(assignment_id: int) -> str:
+    return f"refused-answer-{assignment_id}"
+
+
+def keep_refused_answer(request: AuthenticatedHttpRequest, project: Project, assignment_id: int) -> None:
+    """Keep what a refused submission said (as far as the form can be read) for the page that shows
+    the task again: a writer's content units or text are not lost to one missing tick."""
+    try:
+        answer = project.type.answer_from_form(project.config, request.POST)
+    except AnswerError:
+        return
+    request.session[refused_answer_key(assignment_id)] = answer
+
+
 def next_page(
     request: AuthenticatedHttpRequest,
     member: Membership,
@@ -356,6 +372,7 @@ def submit(request: AuthenticatedHttpRequest, project_id: int, assignment_id: in
         submission = submit_judgement(assignment_id, request.user, answer, member=member)
     except (AnswerError, AssignmentError) as error:
         messages.error(request, str(error))
+        keep_refused_answer(request, project, assignment_id)
         return next_page(request, member)
     if submission.gold_feedback:
         messages.info(request, submission.gold_feedback)

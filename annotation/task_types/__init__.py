@@ -18,6 +18,8 @@ Types and their config / answer:
 - ``pairwise``: no config; answer ``{"label": 0|1}`` (0: the first output is better, 1: the second).
 - ``scu_presence``: no config; answer ``{"label": 1|0}`` (the content unit, the item's topic, is present
   in the summary, the item's document, or absent): LitePyramid's micro-task.
+- ``scu_writing``: ``{"references": ["A", …], "max_units": N}`` (optional); answer ``{"units":
+  [{"statement": …, "references": ["A", …]}, …]}``: the Pyramid method's expert step.
 Any type may set ``"rationale_required": true``; the answer then needs a non-empty ``"rationale"``.
 """
 
@@ -46,6 +48,7 @@ from annotation.task_types.graded_relevance import GradedRelevance
 from annotation.task_types.likert import Likert
 from annotation.task_types.pairwise import Pairwise
 from annotation.task_types.scu_presence import ScuPresence
+from annotation.task_types.scu_writing import ScuWriting
 
 __all__ = [
     "LABEL_RANGE",
@@ -68,7 +71,15 @@ __all__ = [
 
 TASK_TYPES: dict[str, TaskType] = {
     task_type.name: task_type
-    for task_type in (BinaryRelevance(), GradedRelevance(), Likert(), FreeText(), Pairwise(), ScuPresence())
+    for task_type in (
+        BinaryRelevance(),
+        GradedRelevance(),
+        Likert(),
+        FreeText(),
+        Pairwise(),
+        ScuPresence(),
+        ScuWriting(),
+    )
 }
 
 

@@ -98,6 +98,7 @@ class AnswerWidget:
     scale_anchors: str = ""  # "1 = very poor … 5 = excellent"
     rationale_required: bool = False
     rationale: str = ""
+    rows: list = field(default_factory=list)  # content-unit writing: one row per unit to write
 
 
 class TaskType:

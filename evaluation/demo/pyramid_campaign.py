@@ -65,7 +65,7 @@ def content_words(text: str) -> list[str]:
 
 def write_units(inputs: Sequence[TextInput]) -> list[Unit]:
     """Each title's phrases with a content word, in order, numbered from 1 per input."""
-    units = []
+    units: list[Unit] = []
     for item in inputs:
         phrases = [p.strip(" .-") for p in re.split(JOINS, item.title.lower())]
         kept = list(dict.fromkeys(p for p in phrases if content_words(p)))

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0018_scu_presence_task_type'),
+        ('annotation', '0018_pyramid_task_types'),
         ('evaluation', '0019_sampling_simulation'),
     ]
 

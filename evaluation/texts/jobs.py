@@ -241,7 +241,7 @@ def references_from_free_text(source: Project, target: Project, *, replace: bool
     the references ``target`` already had from ``source`` are removed first. Returns how many."""
     from annotation.models import Judgement
 
-    if not source.type.is_free_text:
+    if source.task_type != Project.TaskType.FREE_TEXT:
         raise ReferencesProblem(f"project {source.pk} is not a free-text project: it has no written texts")
     judgements = (
         Judgement.objects.of_items(source)

@@ -188,3 +188,12 @@ def test_the_sampled_pool_simulation_runs_in_its_quick_form(data_set):
     stdout = run_benchmark("bench_sampled_pool.py", "--quick")
     rows = re.findall(r"^\| (\d+\.\d)% \| 1-10:", stdout, re.MULTILINE)
     assert [round(float(share)) for share in rows] == [10, 20, 30], stdout
+
+
+def test_pyramid_benchmark_times_a_small_campaign_through_the_app(redis_url):
+    """Import, judgement import, snapshot and Pyramid scores of a small LitePyramid campaign."""
+    stdout = run_on_own_services("bench_pyramid.py", redis_url, 5, "--quick")
+    assert "5 inputs × 5 systems × 4 SCUs, k = 3; cores: " in stdout
+    assert re.search(r"\| import \(references, SCUs, summaries → items\) \| 100 items \| [\d.]+ \|", stdout)
+    assert re.search(r"\| judge \(judgement import\) \| 300 judgements \| [\d.]+ \|", stdout)
+    assert re.search(r"\| scores \(summaries, systems, agreement\) \| 25 summaries \| [\d.]+ \|", stdout)

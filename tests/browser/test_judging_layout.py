@@ -32,6 +32,8 @@ CONFIGS = {
         "anchors": {"1": "very poor", "3": "fair", "5": "excellent"},
     },
     "free_text": {"max_words": 100},
+    "scu_presence": {},
+    "scu_writing": {},
     "pairwise": {},
 }
 # Is the element's centre inside the viewport, and is it what the browser finds there (not hidden
@@ -96,6 +98,8 @@ def off_screen(page) -> list[str]:
         ("likert", 200_000),
         ("free_text", 200_000),
         ("pairwise", 200_000),
+        ("scu_presence", 200_000),
+        ("scu_writing", 200_000),
     ],
 )
 def test_the_answer_controls_are_on_screen_beside_a_long_document_at_both_sizes(
@@ -126,7 +130,11 @@ def test_the_answer_controls_are_on_screen_beside_a_long_document_at_both_sizes(
     form = page.locator("#judgement-form")
     if task_type == "free_text":
         form.locator("textarea").fill("Nozzles with lobes make jets quieter.")
-    for question in form.locator("fieldset").all():
-        question.locator("input").last.check()
+    if task_type == "scu_writing":  # a statement and the reference that says it
+        form.get_by_label("Content unit 1", exact=True).fill("Lobed nozzles quieten jets")
+        form.locator('input[name="unit-0-ref-A"]').check()
+    else:
+        for question in form.locator("fieldset").all():
+            question.locator("input").last.check()
     page.get_by_role("button", name="Submit").click()
     page.get_by_text("You have judged 1 item").wait_for()

@@ -199,7 +199,8 @@ def test_the_api_gives_the_tables_scores_and_only_to_the_owner(
 def test_the_api_says_why_there_is_no_table(researcher):
     relevance = Project.objects.create(name="Relevance", owner=researcher)
     data = api(researcher).get(reverse("systems-api", args=[relevance.pk])).json()
-    assert data == {"snapshot": None, "reason": "per-system scores come from rating, Pyramid and pairwise projects"}
+    reason = "per-system scores come from rating, Pyramid and pairwise projects"
+    assert data == {"snapshot": None, "reason": reason}
     rating = Project.objects.create(
         name="Ratings", owner=researcher, task_type="likert", config=LIKERT_CONFIG
     )

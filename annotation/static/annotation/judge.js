@@ -53,7 +53,10 @@
       if (event.key === "Enter" && event.ctrlKey) { event.preventDefault(); form.requestSubmit(); }
       return;
     }
-    if (event.ctrlKey) return;
+    if (event.ctrlKey) {  // Ctrl+Enter sends from anywhere in the form, as from a text box
+      if (event.key === "Enter" && form.contains(event.target)) { event.preventDefault(); form.requestSubmit(); }
+      return;
+    }
     var skipForm = document.getElementById("skip-form");
     var undoLink = document.getElementById("undo-link");
     if (event.key === "Enter") {

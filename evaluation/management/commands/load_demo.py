@@ -255,6 +255,7 @@ class Command(BaseCommand):
         tasks = {
             (t.system_id, t.input_id, t.topic.external_id): t
             for t in project.tasks.filter(kind=Task.Kind.ITEM).select_related("topic")
+            if t.topic is not None  # every presence item's topic is its content unit
         }
         left = {i.id for i in inputs[-PYRAMID_INPUTS_LEFT_TO_JUDGE:]}
         answers = [a for a in simulate_answers(units, outputs) if a.input not in left]
