@@ -385,6 +385,7 @@ def reset_project(project_id: int, *, worker_running: bool = True) -> None:
         GroundTruthJob,
         GroundTruthSnapshot,
         RunScore,
+        SamplingSimulation,
         SnapshotLabel,
         SnapshotPriorLabel,
     )
@@ -393,6 +394,7 @@ def reset_project(project_id: int, *, worker_running: bool = True) -> None:
     models = (
         RunScore,
         Evaluation,
+        SamplingSimulation,
         SnapshotLabel,
         SnapshotPriorLabel,
         GroundTruthJob,

@@ -170,12 +170,13 @@ def test_the_demo_shows_bounded_intervals_the_heat_map_and_the_rating_page(live_
     heat map and its rating page, at both widths."""
     from django.core.management import call_command
 
-    from evaluation.demo import DEMO_ANNOTATORS, DEMO_PASSWORD, DEMO_RESEARCHER
+    from evaluation.demo import DEMO_ANNOTATORS, DEMO_PASSWORD, DEMO_PROJECT_NAME, DEMO_RESEARCHER
+    from evaluation.demo.pyramid_campaign import DEMO_PYRAMID_PROJECT_NAME
     from evaluation.demo.text_campaign import DEMO_TEXT_PROJECT_NAME
 
     call_command("load_demo", verbosity=0)
     base = live_server.url
-    relevance = Project.objects.exclude(name=DEMO_TEXT_PROJECT_NAME).get()
+    relevance = Project.objects.get(name=DEMO_PROJECT_NAME)
     text = Project.objects.get(name=DEMO_TEXT_PROJECT_NAME)
 
     log_in(page, base, DEMO_RESEARCHER, DEMO_PASSWORD)
@@ -190,6 +191,10 @@ def test_the_demo_shows_bounded_intervals_the_heat_map_and_the_rating_page(live_
     page.goto(f"{base}/projects/{text.pk}/meta-evaluation/?level=summary&method=kendall")
     assert "(negated)" in page.locator("#correlations").inner_text()
     shoot(page, artifacts, "heat-map")
+    pyramid = Project.objects.get(name=DEMO_PYRAMID_PROJECT_NAME)
+    page.goto(f"{base}/projects/{pyramid.pk}/pyramid/")
+    assert page.locator("#pyramid-systems tbody tr").count() == 4
+    shoot(page, artifacts, "demo-pyramid")
     page.get_by_role("button", name="Log out").click()
 
     log_in(page, base, DEMO_ANNOTATORS[0], DEMO_PASSWORD)
