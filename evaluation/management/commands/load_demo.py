@@ -212,7 +212,7 @@ class Command(BaseCommand):
         tasks = {(t.system_id, t.input_id): t for t in project.tasks.filter(kind=Task.Kind.ITEM)}
         left = {i.id for i in inputs[-TEXT_INPUTS_LEFT_TO_RATE:]}
         ratings = [r for r in simulate_ratings(inputs, outputs) if r.input not in left]
-        stored = record_judgements(
+        record_at_their_pace(
             project,
             [
                 RecordedJudgement(
@@ -223,10 +223,8 @@ class Command(BaseCommand):
                 )
                 for r in ratings
             ],
+            ratings,
         )
-        # Each rater at their own pace over the past hours, as the relevance crowd: 420 ratings in
-        # one instant made a rate of thousands per hour and a chart of one bar.
-        date_judgements(stored, submission_times(ratings, end=0.0))
         self.stdout.write(
             f"Text campaign loaded: {len(outputs)} outputs of {len(outputs) // len(inputs)} summarisers "
             f"for {len(inputs)} abstracts, each title as the reference; {len(ratings)} simulated ratings "
@@ -259,7 +257,7 @@ class Command(BaseCommand):
         }
         left = {i.id for i in inputs[-PYRAMID_INPUTS_LEFT_TO_JUDGE:]}
         answers = [a for a in simulate_answers(units, outputs) if a.input not in left]
-        stored = record_judgements(
+        record_at_their_pace(
             project,
             [
                 RecordedJudgement(
@@ -270,8 +268,8 @@ class Command(BaseCommand):
                 )
                 for a in answers
             ],
+            answers,
         )
-        date_judgements(stored, submission_times(answers, end=0.0))
         self.stdout.write(
             f"Pyramid campaign loaded: {counts['units_created']} content units written by a program from "
             f"{len(inputs)} titles, {counts['summaries_created']} summaries, {counts['tasks_created']} "
@@ -335,14 +333,14 @@ class Command(BaseCommand):
             per_task=project.assignments_per_task,
             seed=DEMO_SIMULATION_SEED,
         )
-        stored = record_judgements(
+        record_at_their_pace(
             project,
             [
                 RecordedJudgement(judged[j.task], simulated[j.annotator], j.label, seconds_spent=j.seconds)
                 for j in judgements
             ],
+            judgements,
         )
-        date_judgements(stored, submission_times(judgements, end=0.0))
         left = len(tasks) - len(judged)
         self.stdout.write(
             f"Simulated judgements (made by a program, not by people): {len(judgements)} by "
@@ -392,6 +390,15 @@ class Command(BaseCommand):
                 f"from {snapshot.input_judgement_count} judgements, simulated ones included."
             )
         )
+
+
+def record_at_their_pace(
+    project: Project, recorded: Sequence[RecordedJudgement], simulated: Sequence
+) -> None:
+    """Store simulated judgements through the assignment engine, each dated as its simulated annotator's
+    own pace over the past hours made it (``simulate.submission_times``): hundreds in one instant made a
+    rate of thousands per hour and a chart of one bar."""
+    date_judgements(record_judgements(project, recorded), submission_times(simulated, end=0.0))
 
 
 def date_judgements(judgements: Sequence[Judgement], seconds_from_now: Sequence[float]) -> None:
