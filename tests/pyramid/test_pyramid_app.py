@@ -384,3 +384,25 @@ def test_a_bundle_carries_the_content_units_and_the_copy_scores_the_same(
     scores = [api(researcher).get(reverse("pyramid-scores-api", args=[p.pk])).json() for p in (project, copy)]
     assert scores[0]["systems"] == scores[1]["systems"] and len(scores[0]["systems"]) == 2
     assert sorted(scores[0]["summaries"], key=str) == sorted(scores[1]["summaries"], key=str)
+
+
+def test_gold_presence_items_come_in_as_for_any_label_project(researcher, project):
+    """A known answer on a summary kept out of the campaign: served as gold beside the items, checked
+    against the answer as every label project's gold is."""
+    from annotation.models import Task
+    from evaluation.collection.flow import import_collection
+
+    imported(researcher, project)
+    import_collection(
+        project,
+        documents=[{"id": "gold#d1", "text": "A storm closed the port for two days."}],
+        gold=[{"topic": "d1#1", "document": "gold#d1", "answer": {"label": 1}, "explanation": "It says so."}],
+    )
+    gold = Task.objects.get(project=project, kind="gold")
+    assert gold.topic.title == "A storm closed the port" and gold.gold_answer == {"label": 1}
+    refused = api(researcher).post(
+        reverse("import-api", args=[project.pk]),
+        {"gold": [{"topic": "d1#1", "document": "gold#d1", "answer": {"label": 2}}]},
+        format="json",
+    )
+    assert refused.status_code == 400 and "0 or 1, not 2" in json.dumps(refused.json())
