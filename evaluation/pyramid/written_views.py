@@ -53,7 +53,11 @@ def as_rows(groups) -> list[dict]:
 @login_required
 @require_http_methods(["GET", "POST"])
 def written_page(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
-    project = writing_project(request.user, project_id)
+    project = owned_project(request.user, project_id)
+    if project.task_type != Project.TaskType.SCU_WRITING:  # the page says what it is for
+        return render(
+            request, "evaluation/pyramid_written.html", {"project": project, "inputs": [], "other": True}
+        )
     if request.method == "POST":
         if request.POST.get("undo"):
             deleted, _ = UnitMerge.objects.filter(project=project, pk=request.POST["undo"]).delete()

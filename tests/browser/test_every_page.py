@@ -38,6 +38,7 @@ from annotation.judging.assignment import claim_next_task, submit_judgement
 from annotation.models import Membership, Project, Task
 from evaluation.collection.flow import import_collection
 from evaluation.demo import DEMO_ANNOTATORS, DEMO_PASSWORD, DEMO_PROJECT_NAME, DEMO_RESEARCHER
+from evaluation.demo.pyramid_campaign import DEMO_PYRAMID_PROJECT_NAME
 from evaluation.demo.text_campaign import DEMO_TEXT_PROJECT_NAME
 from evaluation.jobs import embedded
 from evaluation.models import Evaluation, GroundTruthJob, GroundTruthSnapshot
@@ -136,12 +137,15 @@ def build_world() -> World:
     )
     free_text = small_project(researcher, annotator, "free_text", {"max_words": 60})
     pairwise = small_project(researcher, annotator, "pairwise", {})
+    pyramid = Project.objects.get(name=DEMO_PYRAMID_PROJECT_NAME)
+    writing = small_project(researcher, annotator, "scu_writing", {"references": ["A", "B"]})
     # A judgement to correct and a history to read, then a task in hand everywhere.
     first = claim_next_task(relevance, annotator)
     submit_judgement(first.pk, annotator, {"label": 1})
     judgement = annotator.judgements.get(project=relevance)
     leases = [
-        claim_next_task(project, annotator) for project in (relevance, text, graded, free_text, pairwise)
+        claim_next_task(project, annotator)
+        for project in (relevance, text, graded, free_text, pairwise, pyramid, writing)
     ]
     invitation, token = create_invitation(relevance, researcher, max_uses=None, days=7, note="walk")
     snapshot = GroundTruthSnapshot.objects.filter(project=relevance).order_by("-version").first()
@@ -170,6 +174,8 @@ def build_world() -> World:
         "graded": graded,
         "free-text": free_text,
         "pairwise": pairwise,
+        "pyramid": pyramid,
+        "scu-writing": writing,
     }
     return World(projects, values, token)
 
@@ -261,6 +267,12 @@ def visits(world: World) -> list[tuple[str, str, str]]:
         ("item (ratings)", "researcher", f"/projects/{text}/items/{rating_item.pk}/"),
         ("item (pairwise)", "researcher", f"/projects/{world.projects['pairwise'].pk}/items/{pair_item.pk}/"),
         ("settings (ratings)", "researcher", f"/projects/{text}/settings/"),
+        ("pyramid (LitePyramid)", "researcher", f"/projects/{world.projects['pyramid'].pk}/pyramid/"),
+        (
+            "written units (scu writing)",
+            "researcher",
+            f"/projects/{world.projects['scu-writing'].pk}/pyramid/written/",
+        ),
         ("import (ratings)", "researcher", f"/projects/{text}/import/"),
         ("403", "annotator", "/projects/new/"),
         (

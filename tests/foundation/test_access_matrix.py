@@ -61,6 +61,7 @@ NOT_HERE = {
     "/sample-qrels/": "a depth-k pool has no sample qrels",
     "/inferred/": "a depth-k pool has no inferred measures",
     "/pyramid/scores/": "a relevance project has no content units",
+    "api/projects/<project_pk>/pyramid/written/": "a relevance project writes no content units",
 }
 # Query strings some URLs need to answer their owner at all.
 QUERIES = {"/diff/": "?against=1", "scatter": "?metric=rouge1&dimension=quality"}

@@ -188,3 +188,7 @@ def test_others_reach_nothing_and_a_presence_project_has_no_written_units(
         assert api(user).get(reverse("pyramid-written-api", args=[project.pk])).status_code == code
     presence = Project.objects.create(name="P", owner=researcher, task_type="scu_presence")
     assert api(researcher).get(reverse("pyramid-written-api", args=[presence.pk])).status_code == 404
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(reverse("pyramid-written", args=[presence.pk])).content.decode()
+    assert "Content units are written in a content-unit writing project" in page
