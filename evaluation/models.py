@@ -551,6 +551,11 @@ class ContentUnit(models.Model):
     written_by = models.CharField(
         max_length=200, blank=True, help_text="Who wrote the statement: a person, or a program (labelled)."
     )
+    spans = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='Where the references say it, when known: [{"reference": id, "text": words of it}, …].',
+    )
 
     class Meta:
         ordering = ["project", "input_id", "pk"]

@@ -441,7 +441,7 @@ def prior_rows(project: Project) -> Iterator[dict]:
 
 def content_unit_rows(project: Project) -> Iterator[dict]:
     """A Pyramid project's SCUs: each names its topic (whose title is its statement) by id."""
-    fields = ("topic__external_id", "input_id", "unit_id", "weight", "references", "written_by")
+    fields = ("topic__external_id", "input_id", "unit_id", "weight", "references", "written_by", "spans")
     for row in project.content_units.order_by("pk").values_list(*fields).iterator(chunk_size=5000):
         yield dict(zip(("topic", *fields[1:]), row, strict=True))
 
@@ -779,6 +779,7 @@ def restore_content_units(project: Project, archive: zipfile.ZipFile, manifest: 
         if row["topic"] not in topic_pk:
             raise ImportFailed([(where, f"topic {row['topic']!r} is not among the bundle's")])
         fields = {k: row[k] for k in ("input_id", "unit_id", "weight", "references", "written_by")}
+        fields["spans"] = row.get("spans", [])  # absent from bundles written before spans
         units.append(ContentUnit(project=project, topic_id=topic_pk[row["topic"]], **fields))
     ContentUnit.objects.bulk_create(units, batch_size=5000)
 

@@ -10,7 +10,9 @@ Body (JSON)::
      "units_per_summary": 8, "seed": 0, "dry_run": false}                                # optional
 
 An SCU's weight is the number of references that express it: its ``references`` (ids of its input's
-references), or ``weight`` when they are not known; an SCU with neither is refused, naming it.
+references), or ``weight`` when they are not known; an SCU with neither is refused, naming it. Its
+contributing ``spans`` (optional: ``[{"reference": "r1", "text": "the words of r1 that say it"}]``)
+must be words of references that express it.
 ``units_per_summary`` asks the crowd about a seeded sample of each summary's SCUs (LitePyramid's
 sampling; the Pyramid scores still use the whole pyramid). ``dry_run`` checks everything and answers
 the counts, the number of presence items and the judgements they need (items × k), storing nothing.
@@ -44,6 +46,11 @@ class PyramidReferenceIn(StrictSerializer):
     text = serializers.CharField(trim_whitespace=False)
 
 
+class PyramidSpanIn(StrictSerializer):
+    reference = IdentifierField(max_length=100)
+    text = serializers.CharField(max_length=2000)
+
+
 class PyramidUnitIn(StrictSerializer):
     input = IdentifierField(max_length=80)
     id = IdentifierField(max_length=19)
@@ -51,6 +58,7 @@ class PyramidUnitIn(StrictSerializer):
     references = serializers.ListField(child=IdentifierField(max_length=100), required=False)
     weight = serializers.IntegerField(min_value=1, max_value=1000, required=False)
     written_by = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+    spans = PyramidSpanIn(many=True, required=False, default=list)
 
 
 class PyramidSummaryIn(StrictSerializer):
@@ -78,8 +86,10 @@ def summary_document(system: str, input_id: str) -> str:
 
 def unit_weights(units: list[dict], references: list[dict]) -> list[tuple[int, list[str]]]:
     """Each SCU's weight and the references expressing it; ImportProblem names an SCU with no
-    reference, one naming a reference its input lacks, and an SCU given twice."""
+    reference, one naming a reference its input lacks, an SCU given twice, and a span that is not
+    its references' (``check_spans``)."""
     known: dict[str, set[str]] = {}
+    texts = {(ref["input"], ref["id"]): " ".join(ref["text"].split()) for ref in references}
     for index, ref in enumerate(references):
         if ref["id"] in known.setdefault(ref["input"], set()):
             raise ImportProblem(
@@ -114,11 +124,27 @@ def unit_weights(units: list[dict], references: list[dict]) -> list[tuple[int, l
             raise ImportProblem(
                 where, "an SCU with no reference: give the references that express it, or its weight"
             )
+        check_spans(where, unit, named, texts)
         if len(unit_topic(unit["input"], unit["id"])) > 100:
             raise ImportProblem(
                 f"{where}.id", "the input's id and the SCU's together are over 100 characters"
             )
     return out
+
+
+def check_spans(where: str, unit: dict, named: list[str], texts: dict[tuple[str, str], str]) -> None:
+    """An SCU's contributing spans must be words (spacing aside) of references that express it."""
+    for number, span in enumerate(unit.get("spans") or []):
+        if named and span["reference"] not in named:
+            raise ImportProblem(
+                f"{where}.spans[{number}].reference",
+                f"reference {span['reference']!r} does not express this SCU",
+            )
+        text = texts.get((unit["input"], span["reference"]))
+        if text is not None and " ".join(span["text"].split()) not in text:
+            raise ImportProblem(
+                f"{where}.spans[{number}].text", f"reference {span['reference']!r} does not hold these words"
+            )
 
 
 def import_pyramid(project: Project, body: Any) -> dict:
@@ -186,6 +212,7 @@ def import_pyramid(project: Project, body: Any) -> dict:
                 weight=weight,
                 references=named,
                 written_by=u.get("written_by", ""),
+                spans=[dict(span) for span in u.get("spans") or []],
             )
             for u, (weight, named) in zip(units, weights, strict=True)
         )

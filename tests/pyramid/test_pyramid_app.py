@@ -28,7 +28,13 @@ BODY = {
         {"input": "d2", "id": "r1", "text": "Rates rose by half a point."},
     ],
     "units": [
-        {"input": "d1", "id": "1", "statement": "A storm closed the port", "references": ["r1", "r2"]},
+        {
+            "input": "d1",
+            "id": "1",
+            "statement": "A storm closed the port",
+            "references": ["r1", "r2"],
+            "spans": [{"reference": "r2", "text": "A storm shut the port"}],
+        },
         {"input": "d1", "id": "2", "statement": "Ships waited two days", "references": ["r1"]},
         {"input": "d1", "id": "3", "statement": "Two ships sank", "references": ["r2"]},
         {"input": "d2", "id": "1", "statement": "Rates rose", "weight": 1},
@@ -83,13 +89,22 @@ def judge(researcher, project):
 
 
 def test_the_import_makes_one_presence_item_per_unit_and_summary(researcher, project):
-    dry = imported(researcher, project, BODY | {"dry_run": True})
+    body = json.loads(json.dumps(BODY))
+    body["units"][0]["spans"] = [
+        {"reference": "r1", "text": "The storm closed  the port."},
+        {"reference": "r2", "text": "A storm shut the port"},
+    ]
+    dry = imported(researcher, project, body | {"dry_run": True})
     assert (
         dry.status_code == 200 and dry.json()["tasks_created"] == 10 and dry.json()["judgements_needed"] == 30
     )
     assert dry.json()["dry_run"] is True and not project.topics.exists() and not project.tasks.exists()
-    response = imported(researcher, project)
+    response = imported(researcher, project, body)
     assert response.status_code == 201, response.content
+    assert (
+        ContentUnit.objects.get(project=project, input_id="d1", unit_id="1").spans
+        == body["units"][0]["spans"]
+    )
     assert response.json() == {
         "units_created": 5, "summaries_created": 4, "references_created": 3, "tasks_created": 10,
         "judgements_needed": 30, "dry_run": False,
@@ -179,6 +194,16 @@ def test_the_judging_page_asks_of_the_content_unit_in_the_summary(client, resear
         ),
         (lambda b: b["summaries"].append(dict(b["summaries"][0])), "summaries[0]", "two summaries"),
         (lambda b: b["units"].append(dict(b["units"][0])), "units[5].id", "appears twice"),
+        (
+            lambda b: b["units"][1].update(spans=[{"reference": "r2", "text": "two ships sank"}]),
+            "units[1].spans[0].reference",
+            "reference 'r2' does not express this SCU",
+        ),
+        (
+            lambda b: b["units"][1].update(spans=[{"reference": "r1", "text": "ships sank"}]),
+            "units[1].spans[0].text",
+            "reference 'r1' does not hold these words",
+        ),
     ],
 )
 def test_a_bad_body_is_a_400_naming_the_field_and_stores_nothing(researcher, project, change, field, words):
@@ -376,7 +401,7 @@ def test_a_bundle_carries_the_content_units_and_the_copy_scores_the_same(
     def units(p):
         return sorted(
             p.content_units.values_list(
-                "topic__external_id", "input_id", "unit_id", "weight", "references", "written_by"
+                "topic__external_id", "input_id", "unit_id", "weight", "references", "written_by", "spans"
             )
         )
 
