@@ -115,7 +115,7 @@ class Annotator(threading.Thread):
         self.halt = stop
         self.acknowledged: list[int] = []  # assignments whose submission answered 302 (stored)
         self.refusals: Counter = Counter()  # (status, says why) of failed requests
-        self.ok_times: list[float] = []
+        self.ok_times: list[float] = []  # when each stored submission was sent
 
     def run(self) -> None:
         from benchmarks.annotator_client import ClientError, login, next_task, submit
@@ -126,9 +126,10 @@ class Annotator(threading.Thread):
                 page = next_task(self.client, self.project_id)
                 if page.assignment_id is None:
                     return
+                sent = time.monotonic()  # when asked: a busy machine may record the answer's time late
                 submit(self.client, self.project_id, page.assignment_id, 1)
                 self.acknowledged.append(page.assignment_id)
-                self.ok_times.append(time.monotonic())
+                self.ok_times.append(sent)
             except ClientError:
                 last = self.client.exchanges[-1]
                 self.refusals[last.status] += 1
