@@ -13,6 +13,7 @@ from evaluation.ground_truth.downloads import rating_summary
 from evaluation.metrics.intervals import OVER_INPUTS
 from evaluation.metrics.pyramid import MEASURES, summary_scores, system_scores
 from evaluation.models import ContentUnit, GroundTruthSnapshot
+from evaluation.pyramid.importing import summary_document
 
 
 def pyramid_inputs(project: Project) -> tuple[dict[str, dict[str, int]], dict[str, int]]:
@@ -119,7 +120,7 @@ def output_scores(snapshot: GroundTruthSnapshot) -> dict:
             {
                 "system": row["system"],
                 "input": row["input"],
-                "document": f"{row['system']}#{row['input']}",
+                "document": summary_document(row["system"], row["input"]),
                 "scores": {measure: {"mean": row[measure]} for measure in MEASURES},
             }
             for row in summaries

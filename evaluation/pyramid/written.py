@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db import transaction
-
 from annotation.models import Judgement, Project
 from annotation.task_types.scu_writing import normalised, references_of
 from evaluation.models import UnitMerge
@@ -98,14 +96,13 @@ def merge_units(project: Project, user, input_id: str, keys: list[str], statemen
     chosen = [g for g in groups if set(g.keys) & set(keys)]
     if len(chosen) < 2:
         raise MergeProblem("keys", "tick at least two content units of the input to merge")
-    with transaction.atomic():
-        return UnitMerge.objects.create(
-            project=project,
-            input_id=input_id,
-            keys=[k for g in chosen for k in g.keys],
-            statement=statement,
-            created_by=user,
-        )
+    return UnitMerge.objects.create(
+        project=project,
+        input_id=input_id,
+        keys=[k for g in chosen for k in g.keys],
+        statement=statement,
+        created_by=user,
+    )
 
 
 def import_units(project: Project) -> list[dict]:

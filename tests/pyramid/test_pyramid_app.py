@@ -340,7 +340,7 @@ def test_pyramid_scores_are_the_human_side_of_the_systems_table_and_the_meta_eva
     client.force_login(researcher)
     systems_page = client.get(reverse("systems-page", args=[project.pk])).content.decode()
     assert 'id="systems"' in systems_page and "mean Pyramid scores over its summaries" in systems_page
-    assert "<th scope=\"row\">alpha</th>" in systems_page and "Krippendorff" not in systems_page
+    assert '<th scope="row">alpha</th>' in systems_page and "Krippendorff" not in systems_page
     nav = client.get(reverse("pyramid-page", args=[project.pk])).content.decode()
     assert (
         reverse("meta-evaluation", args=[project.pk]) in nav

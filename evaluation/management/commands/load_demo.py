@@ -89,7 +89,7 @@ from evaluation.ground_truth.tasks import compute_ground_truth
 from evaluation.jobs import embedded
 from evaluation.metrics.trec.files import write_qrels
 from evaluation.models import Evaluation, GroundTruthSnapshot
-from evaluation.pyramid.importing import import_pyramid
+from evaluation.pyramid.importing import import_pyramid, unit_topic
 from evaluation.scoring.jobs import request_evaluation
 from evaluation.scoring.tasks import start_evaluation
 from evaluation.texts.jobs import request_text_evaluation
@@ -261,7 +261,7 @@ class Command(BaseCommand):
             project,
             [
                 RecordedJudgement(
-                    tasks[(a.system, a.input, f"{a.input}#{a.unit}")],
+                    tasks[(a.system, a.input, unit_topic(a.input, a.unit))],
                     simulated[a.worker],
                     {"label": a.label},
                     seconds_spent=a.seconds,
