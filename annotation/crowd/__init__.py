@@ -9,7 +9,9 @@
 - ``ratings/``: rating summaries and per-annotator normalisation;
 - ``io/``: judgements encoded once as integer arrays, label files read and written;
 - ``adjudication``: which items are disputed or tied under a project's rule;
-- ``minimums``: below how many topics, items or systems a figure is not shown, and why.
+- ``minimums``: below how many topics, items or systems a figure is not shown, and why;
+- ``pay``: what a paid campaign costs (pay, bonuses, fees, forecast, fair hourly pay, budget) and its
+  payments in Prolific's and Mechanical Turk's bulk formats.
 
 Every function takes (item, annotator, label) triples or their one-time encoding
 (``io.encoding.encode``).
