@@ -67,10 +67,18 @@ class ProjectForm(forms.ModelForm):
         widgets = {
             "instructions": forms.Textarea(attrs={"rows": 5}),
             "examples": forms.Textarea(attrs={"rows": 4}),
+            "consent_text": forms.Textarea(attrs={"rows": 5}),
         }
 
     # Added after the form's first clients: one that does not send them keeps what the project has.
-    OPTIONAL = ("adjudication_rule", "adjudication_threshold", "adjudicated_by", "tie_rule")
+    OPTIONAL = (
+        "adjudication_rule",
+        "adjudication_threshold",
+        "adjudicated_by",
+        "tie_rule",
+        "consent_text",
+        "demographics",
+    )
     # The page shows the fields in these groups, in this order; the last is folded away unless one of
     # its fields has an error. A field left out of every group would not be shown: a test holds the
     # groups to the form's fields.
@@ -98,6 +106,7 @@ class ProjectForm(forms.ModelForm):
                 "tie_rule",
             ),
         ),
+        ("Consent and questions for crowd workers", ("consent_text", "demographics")),
         (
             "Advanced",
             (
@@ -185,6 +194,9 @@ class ProjectForm(forms.ModelForm):
         if unknown:
             raise forms.ValidationError(f"no such user: {', '.join(unknown)}")
         return [users[name] for name in dict.fromkeys(names)]
+
+    def clean_demographics(self) -> list:
+        return self.cleaned_data.get("demographics") or []  # an empty box: no questions
 
     def clean(self) -> dict:
         cleaned = super().clean() or {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Collection
 from datetime import timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -19,6 +20,16 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from annotation import task_types
+from annotation.crowd.questionnaire import QuestionnaireError, validate_questionnaire
+
+
+def questionnaire_checked(value: object) -> None:
+    """``validate_questionnaire`` as a field's validator: the form and the API name the question."""
+    try:
+        validate_questionnaire(value)
+    except QuestionnaireError as error:
+        raise ValidationError(str(error)) from error
+
 
 # A share: a probability or a rate between 0 and 1.
 SHARE = [MinValueValidator(0.0), MaxValueValidator(1.0)]
@@ -176,6 +187,20 @@ class Project(models.Model):
     # Sign-up with a project code (annotation.accounts.joining): anyone who has the code may create an account
     # and join while sign-up is enabled. Not a setting of the form or API: it is shown, switched and
     # renewed on the project's Annotators page only.
+    consent_text = models.TextField(
+        blank=True,
+        default="",
+        help_text="Markdown; sanitised before display. When set, every annotator must accept it before "
+        "any task (the informed consent of a paid study).",
+    )
+    demographics = models.JSONField(
+        default=list,
+        blank=True,
+        validators=[questionnaire_checked],
+        help_text='Questions asked once before any task, e.g. [{"name": "age", "question": "How old are '
+        'you?", "kind": "number", "min": 18}]; kinds: choice (with choices), number, text. '
+        "“Prefer not to say” is always offered; answers are kept apart from judgements.",
+    )
     signup_code = models.CharField(max_length=32, blank=True, default="")
     signup_enabled = models.BooleanField(default=False)
     # Set when a ground-truth run is queued and cleared when it starts: submissions arriving in
@@ -241,6 +266,8 @@ class Project(models.Model):
         "adjudicated_by",
         "tie_rule",
         "one_key_answers",
+        "consent_text",
+        "demographics",
         "active",
     )
 
@@ -379,6 +406,7 @@ class Membership(models.Model):
         ACCOUNT = "account", "Account created by the researcher"
         INVITATION = "invitation", "Invitation link"
         SIGNUP_CODE = "signup_code", "Sign-up code"
+        STUDY_LINK = "study_link", "Study link of a crowd platform"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
     annotator = models.ForeignKey(
@@ -392,6 +420,12 @@ class Membership(models.Model):
         "Invitation", on_delete=models.SET_NULL, null=True, blank=True, related_name="memberships"
     )
     joined_at = models.DateTimeField(auto_now_add=True)
+    consented_at = models.DateTimeField(
+        null=True, blank=True, help_text="When they accepted the consent form."
+    )
+    demographics_at = models.DateTimeField(
+        null=True, blank=True, help_text="When they answered the questions about themselves."
+    )
 
     objects = MembershipQuerySet.as_manager()
 
@@ -460,6 +494,276 @@ class Invitation(models.Model):
         if not self.project.active:
             return "This project is closed."
         return None
+
+
+class StudyLink(models.Model):
+    """A link that brings a crowd platform's workers (Prolific, Mechanical Turk, any other) into a
+    project, each as a pseudonymous annotator, for sessions of a set size, and sends them back to the
+    platform with a completion code (``annotation.judging.platforms``).
+
+    The slug is public (it is in the study's URL on the platform), not a secret: who may work is the
+    platform's business, and what a worker can do is judge this project's items and nothing else.
+    """
+
+    class Platform(models.TextChoices):
+        PROLIFIC = "prolific", "Prolific"
+        MTURK = "mturk", "Mechanical Turk"
+        OTHER = "other", "Another platform"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="study_links")
+    platform = models.CharField(max_length=10, choices=Platform.choices)
+    slug = models.CharField(max_length=32, unique=True)
+    note = models.CharField(
+        max_length=200, blank=True, help_text="What it is for; shown only to researchers."
+    )
+    completion_code = models.CharField(
+        max_length=64,
+        help_text="Given to a worker who finished a session (Prolific's study completion code).",
+    )
+    screenout_code = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="Given at once to a worker screened out (failed qualification, blocked); "
+        "empty: they are told they cannot go on, with no code.",
+    )
+    return_url = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="Where a finished worker goes, with {code} standing for their code "
+        "(Prolific's completion URL when empty; Mechanical Turk's workers submit to MTurk instead).",
+    )
+    tasks_per_session = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="A session ends after this many judgements.",
+    )
+    minutes_per_session = models.PositiveIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)], help_text="A session ends after this long."
+    )
+    sessions_per_worker = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1)], help_text="How many sessions one worker may take."
+    )
+    gold_failures_allowed = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="A worker who answers more gold items wrongly than this is screened out; empty: never.",
+    )
+    active = models.BooleanField(default=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(tasks_per_session__isnull=False) | Q(minutes_per_session__isnull=False),
+                name="study_link_session_has_a_size",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_platform_display()} link to {self.project} ({self.note or self.slug})"
+
+
+class PlatformWorker(models.Model):
+    """A crowd platform's worker in one project, known to everyone but the payments by a pseudonym.
+
+    ``annotator`` is an account without password or email, named by a random pseudonym; the
+    platform's own id is kept apart, here only, for returns and payments, and is erased on request
+    (``erased_at``): the judgements stay, under the pseudonym.
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="platform_workers")
+    platform = models.CharField(max_length=10, choices=StudyLink.Platform.choices)
+    platform_id = models.CharField(max_length=64, blank=True)
+    annotator = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="platform_worker"
+    )
+    erased_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            # The same id arriving twice at once (two tabs) is one worker: the second insert fails.
+            models.UniqueConstraint(
+                fields=["project", "platform", "platform_id"],
+                condition=~Q(platform_id=""),
+                name="platform_worker_once_per_project",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} ({self.get_platform_display()})"
+
+
+class StudySession(models.Model):
+    """One session of a platform worker through a link: a Prolific submission, an MTurk assignment.
+
+    Its size is the link's (``tasks`` judgements counted from ``judgements_before``, or until
+    ``ends_at``); it ends completed (the worker gets the completion code) or screened out (the
+    screen-out code).
+    """
+
+    class Outcome(models.TextChoices):
+        OPEN = "open", "Working"
+        COMPLETED = "completed", "Completed"
+        SCREENED_OUT = "screened_out", "Screened out"
+
+    link = models.ForeignKey(StudyLink, on_delete=models.CASCADE, related_name="sessions")
+    worker = models.ForeignKey(PlatformWorker, on_delete=models.CASCADE, related_name="sessions")
+    platform_session = models.CharField(
+        max_length=64, blank=True, help_text="Prolific's SESSION_ID, MTurk's assignmentId."
+    )
+    platform_study = models.CharField(
+        max_length=64, blank=True, help_text="Prolific's STUDY_ID, MTurk's hitId."
+    )
+    submit_to = models.CharField(max_length=200, blank=True, help_text="MTurk's turkSubmitTo (allow-listed).")
+    tasks = models.PositiveIntegerField(null=True, blank=True)
+    judgements_before = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(auto_now_add=True)
+    ends_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=12, choices=Outcome.choices, default=Outcome.OPEN)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["started_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["link", "worker", "platform_session"], name="study_session_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"session {self.platform_session or self.pk} of {self.worker}"
+
+
+MONEY = [MinValueValidator(0)]
+
+
+class ProjectPay(models.Model):
+    """How a project pays its crowd workers (those who came in by a study link), and its budget:
+    ``annotation.crowd.pay`` does the arithmetic, ``annotation.pay`` reads the work and shows it.
+
+    ``base_paid_by_platform``: the platform pays each session's reward itself when the researcher
+    approves it (Prolific's study reward, a HIT's reward), so the payment exports carry only the
+    bonuses; otherwise they carry everything owed.
+    """
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="pay")
+    currency = models.CharField(max_length=3, default="GBP", help_text="ISO code: GBP, USD, EUR, …")
+    per_judgement = models.DecimalField(max_digits=10, decimal_places=4, default=0, validators=MONEY)
+    per_hour = models.DecimalField(
+        max_digits=10,
+        decimal_places=2,
+        default=0,
+        validators=MONEY,
+        help_text="On the measured time on task.",
+    )
+    fee_percent = models.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        default=0,
+        validators=[MinValueValidator(0), MaxValueValidator(99.99)],
+        help_text="The platform's fee on everything paid (Prolific about 33.33, MTurk 20).",
+    )
+    bonus_per_gold_right = models.DecimalField(max_digits=10, decimal_places=4, default=0, validators=MONEY)
+    accuracy_bonus = models.DecimalField(
+        max_digits=10,
+        decimal_places=2,
+        default=0,
+        validators=MONEY,
+        help_text="Once per worker, for accuracy on gold.",
+    )
+    accuracy_threshold = models.FloatField(default=0.8, validators=SHARE)
+    accuracy_min_gold = models.PositiveSmallIntegerField(default=5, validators=[MinValueValidator(1)])
+    session_bonus = models.DecimalField(
+        max_digits=10,
+        decimal_places=2,
+        default=0,
+        validators=MONEY,
+        help_text="A fixed amount per completed session.",
+    )
+    minimum_hourly = models.DecimalField(
+        max_digits=10,
+        decimal_places=2,
+        default=Decimal("9.00"),
+        validators=MONEY,
+        help_text="The fair minimum the median effective hourly pay is held to (Prolific recommends £9.00).",
+    )
+    budget = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=MONEY,
+        help_text="New leases stop when the committed cost (fees included) would pass it; empty: no cap.",
+    )
+    base_paid_by_platform = models.BooleanField(
+        default=True,
+        help_text="The platform pays the base reward itself: the exports carry the bonuses only.",
+    )
+
+    def __str__(self) -> str:
+        return f"pay of {self.project}"
+
+
+class PaymentExport(models.Model):
+    """One payment file made for a platform, kept with what it paid each worker (``payments``), so a
+    later export pays only what is still owed."""
+
+    class Kind(models.TextChoices):
+        PROLIFIC = "prolific", "Prolific bulk bonus"
+        MTURK = "mturk", "Mechanical Turk bulk bonus"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="payment_exports")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    currency = models.CharField(max_length=3)
+    total = models.DecimalField(max_digits=12, decimal_places=2)
+    text = models.TextField(help_text="The file as made, to download again.")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} file {self.pk} of {self.project}"
+
+
+class Payment(models.Model):
+    """What one export paid one worker."""
+
+    export = models.ForeignKey(PaymentExport, on_delete=models.CASCADE, related_name="payments")
+    # RESTRICT: a paid worker is never deleted alone (their payments would vanish), but goes with
+    # their project, payments and all.
+    worker = models.ForeignKey("PlatformWorker", on_delete=models.RESTRICT, related_name="payments")
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+
+    def __str__(self) -> str:
+        return f"{self.amount} to {self.worker}"
+
+
+class DemographicResponse(models.Model):
+    """An annotator's answers to the project's questions about themselves (``Project.demographics``),
+    kept apart from their judgements and erased on request without touching them."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="demographic_responses")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    answers = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "annotator"], name="demographics_once_per_project"),
+        ]
+
+    def __str__(self) -> str:
+        return f"answers of {self.annotator} in {self.project}"
 
 
 class Topic(models.Model):
@@ -831,6 +1135,7 @@ class ProjectEvent(models.Model):
         PROJECT_ARCHIVED = "project_archived", "Project archived"
         PROJECT_UNARCHIVED = "project_unarchived", "Project unarchived"
         LEASE_RELEASED = "lease_released", "Lease released"
+        PERSONAL_DATA_ERASED = "personal_data_erased", "Personal data erased"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")
     actor = models.ForeignKey(

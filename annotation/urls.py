@@ -9,4 +9,5 @@ urlpatterns = [
     path("", include("annotation.judging.urls")),
     path("", include("annotation.accounts.urls")),
     path("", include("annotation.projects.urls")),
+    path("", include("annotation.pay.urls")),
 ]

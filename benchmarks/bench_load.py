@@ -348,6 +348,15 @@ def seed_project(name: str, items: int, k: int, annotator_names: list[str], seed
     return project.pk
 
 
+def study_link(project_id: int) -> str:
+    """A Prolific link to the project whose sessions never fill; its slug."""
+    from annotation.judging.platforms import create_link
+    from annotation.models import Project
+
+    link = create_link(Project.objects.get(pk=project_id), None, platform="prolific", tasks_per_session=10**6)
+    return link.slug
+
+
 def vacuum_analyze() -> None:
     from django.db import connection
 
@@ -783,12 +792,21 @@ def record_outcome(operation: Operation, page: JudgePage, log: AnnotatorLog) -> 
         log.accepted_submits += 1
 
 
-def login_all(clients: list[AnnotatorClient], usernames: list[str]) -> None:
+def login_all(clients: list[AnnotatorClient], usernames: list[str], study: str = "") -> None:
+    """Every annotator logged in through the login page; with ``study`` (a study link's slug), each
+    arrives instead as a Prolific participant by the link (GET the welcome page, POST Start), as a
+    crowd worker does, and becomes a pseudonymous annotator."""
     errors: list[BaseException] = []
 
     def one(client: AnnotatorClient, username: str) -> None:
         try:
-            login(client, username, PASSWORD)
+            if study:
+                number = usernames.index(username)
+                path = f"/study/{study}/?PROLIFIC_PID={number:024x}&STUDY_ID=bench&SESSION_ID=s{number}"
+                client.request("study link", "GET", path, {200})
+                client.post("start", path, {}, {302})
+            else:
+                login(client, username, PASSWORD)
         except BaseException as error:  # reported below, after every thread has finished
             errors.append(error)
 
@@ -1154,6 +1172,12 @@ def parse_arguments() -> argparse.Namespace:
         "script asks (one request per judgement); redirect: as a browser without the script goes "
         "(POST submit, then GET judge)",
     )
+    add(
+        "--by-link",
+        action="store_true",
+        help="the annotators arrive as Prolific participants by a study link (pseudonymous, sessions "
+        "that never fill) instead of logging in: the capacity of link workers against account users",
+    )
     add("--keep-database", action="store_true")
     add("--quiet-wait", type=float, help="wait up to this many s for an idle machine before each run")
     add("--quiet-threshold", type=float, default=0.2, help="idle: this share of all cores busy or less")
@@ -1266,7 +1290,7 @@ def run_load(
             server, base_url = start_gunicorn(config, environment, workdir)
             try:
                 clients = [AnnotatorClient(base_url) for _ in users]
-                login_all(clients, users)
+                login_all(clients, users, args.study_slug)
 
                 def groups(server=server):
                     found = {
@@ -1325,7 +1349,9 @@ def main() -> None:
     )
     print(
         f"{args.items:,} items, k = {args.k}, {args.annotators} annotators; "
-        f"ground truth: {args.ground_truth}; round trip: {args.round_trip}; {time.strftime('%Y-%m-%d %H:%M')}"
+        f"ground truth: {args.ground_truth}; round trip: {args.round_trip}; "
+        f"annotators {'arrive by a study link' if args.by_link else 'log in'}; "
+        f"{time.strftime('%Y-%m-%d %H:%M')}"
     )
     started = time.perf_counter()
     if args.ground_truth != "eager":
@@ -1339,6 +1365,7 @@ def main() -> None:
         setup_django(environment, workdir / "static")
         users = [f"annotator{i:02d}" for i in range(args.annotators)]
         project_id = seed_project("Load benchmark", args.items, args.k, users)
+        args.study_slug = study_link(project_id) if args.by_link else ""
         vacuum_analyze()
         print(f"database migrated and seeded in {time.perf_counter() - started:.1f} s")
         correct = run_load(args, environment, workdir, project_id, users) if args.configs else True

@@ -174,6 +174,17 @@ SIGNUP_THROTTLE_ATTEMPTS = int(os.environ.get("SIGNUP_THROTTLE_ATTEMPTS", "30"))
 SIGNUP_THROTTLE_FAILURES = int(os.environ.get("SIGNUP_THROTTLE_FAILURES", "10"))
 SIGNUP_THROTTLE_MINUTES = int(os.environ.get("SIGNUP_THROTTLE_MINUTES", "15"))
 
+# Crowd platforms (annotation.accounts.platforms). A finished MTurk worker's browser posts the form
+# MTurk expects to the turkSubmitTo of their link, and only if it is one of these hosts; the study
+# pages may be shown in a frame of these (MTurk shows an ExternalQuestion in one).
+MTURK_SUBMIT_HOSTS = env_list(
+    "MTURK_SUBMIT_HOSTS", ["https://www.mturk.com", "https://workersandbox.mturk.com"]
+)
+MTURK_FRAME_ANCESTORS = env_list(
+    "MTURK_FRAME_ANCESTORS",
+    ["https://worker.mturk.com", "https://workersandbox.mturk.com", "https://www.mturk.com"],
+)
+
 # Email, for password reset (Django's own views). The default prints messages on the console (the
 # web process's log): set EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and EMAIL_HOST…
 # to send them. The test suite keeps them in memory (pytest-django's locmem backend).

@@ -9,7 +9,8 @@ from django.contrib.auth.forms import UserCreationForm
 from django.forms.utils import ErrorDict
 
 from annotation.accounts.joining import AccountError, AccountRequest, parse_account_lines, project_for_code
-from annotation.models import Project
+from annotation.judging.platforms import CODE_PATTERN, return_url_problem
+from annotation.models import Project, StudyLink
 
 
 class AccountsForm(forms.Form):
@@ -106,3 +107,58 @@ class JoinWithCodeForm(CodeMixin, forms.Form):
     """Someone logged in joins a project with its code, as the account they have."""
 
     code = CodeField()
+
+
+class StudyLinkForm(forms.ModelForm):
+    """A study link for a crowd platform; the session's size is a number of tasks, minutes, or both."""
+
+    class Meta:
+        model = StudyLink
+        fields = (
+            "platform",
+            "note",
+            "tasks_per_session",
+            "minutes_per_session",
+            "sessions_per_worker",
+            "completion_code",
+            "screenout_code",
+            "return_url",
+            "gold_failures_allowed",
+        )
+        help_texts = {"completion_code": "Prolific's completion code for the study; empty: one is made."}
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["completion_code"].required = False
+        self.fields["sessions_per_worker"].required = False
+        self.fields["tasks_per_session"].initial = 10
+
+    def clean_sessions_per_worker(self) -> int:
+        return self.cleaned_data.get("sessions_per_worker") or 1
+
+    def clean_completion_code(self) -> str:
+        return self._code("completion_code")
+
+    def clean_screenout_code(self) -> str:
+        return self._code("screenout_code")
+
+    def _code(self, field: str) -> str:
+        code = self.cleaned_data.get(field, "").strip()
+        if code and not CODE_PATTERN.match(code):
+            raise forms.ValidationError("letters, digits, - and _ only")
+        return code
+
+    def clean_return_url(self) -> str:
+        template = self.cleaned_data.get("return_url", "").strip()
+        problem = return_url_problem(template)
+        if problem:
+            raise forms.ValidationError(problem)
+        return template
+
+    def clean(self) -> dict:
+        data = super().clean() or {}
+        if not data.get("tasks_per_session") and not data.get("minutes_per_session"):
+            self.add_error("tasks_per_session", "give a session a number of tasks, minutes, or both")
+        if data.get("platform") == StudyLink.Platform.OTHER and not data.get("return_url"):
+            self.add_error("return_url", "another platform needs the address its workers return to")
+        return data

@@ -24,12 +24,14 @@ from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.authtoken.models import Token
 
 from annotation.accounts import throttle
+from annotation.accounts.crowd_views import link_rows
 from annotation.accounts.forms import (
     AccountCreationForm,
     AccountsForm,
     InvitationForm,
     JoinWithCodeForm,
     SignupForm,
+    StudyLinkForm,
 )
 from annotation.accounts.joining import (
     AccountError,
@@ -43,8 +45,10 @@ from annotation.accounts.joining import (
     set_signup_enabled,
     use_invitation,
 )
+from annotation.crowd.questionnaire import summarise
 from annotation.judging.coverage import eligible_memberships, project_coverage
-from annotation.models import Invitation, Membership, Project
+from annotation.judging.platforms import create_link
+from annotation.models import DemographicResponse, Invitation, Membership, Project, StudyLink
 from annotation.permissions import AuthenticatedHttpRequest, is_researcher, owned_project
 
 # Sign-up logs the new account in through Django's own backend (axes' guards passwords typed at login).
@@ -114,8 +118,18 @@ def invitation_rows(project: Project) -> list[dict]:
     ]
 
 
+def demographics_summary(project: Project) -> dict | None:
+    if not project.demographics:
+        return None
+    answers = list(DemographicResponse.objects.filter(project=project).values_list("answers", flat=True))
+    return {"responses": len(answers), "questions": summarise(project.demographics, answers)}
+
+
 def render_annotators_page(
-    request: AuthenticatedHttpRequest, project: Project, invitation_form: InvitationForm | None = None
+    request: AuthenticatedHttpRequest,
+    project: Project,
+    invitation_form: InvitationForm | None = None,
+    study_link_form: StudyLinkForm | None = None,
 ) -> HttpResponse:
     eligible = set(eligible_memberships(project).values_list("pk", flat=True))
     members = [
@@ -136,6 +150,9 @@ def render_annotators_page(
             "invitation_form": invitation_form or InvitationForm(),
             "code": display_code(project.signup_code),
             "signup_url": signup_url,
+            "study_links": link_rows(request, project),
+            "demographics": demographics_summary(project),
+            "study_link_form": study_link_form or StudyLinkForm(),
         },
     )
 
@@ -246,6 +263,34 @@ def signup_code(request: AuthenticatedHttpRequest, project_id: int) -> HttpRespo
     else:
         messages.error(request, "Choose to switch sign-up on or off, or to make a new code.")
     return redirect("project-annotators", project_id=project.pk)
+
+
+@login_required
+@require_POST
+def study_link_new(request: AuthenticatedHttpRequest, project_id: int) -> HttpResponse:
+    """Make a study link. Security behavior: the project's owner only (anyone else gets 404)."""
+    project = owned_project(request.user, project_id)
+    form = StudyLinkForm(request.POST)
+    if not form.is_valid():
+        return render_annotators_page(request, project, study_link_form=form)
+    link = create_link(project, request.user, **form.cleaned_data)
+    messages.success(
+        request, f"The {link.get_platform_display()} link is ready: give its address to the platform."
+    )
+    return redirect(f"{reverse('project-annotators', args=[project.pk])}#study-links")
+
+
+@login_required
+@require_POST
+def study_link_close(request: AuthenticatedHttpRequest, project_id: int, link_id: int) -> HttpResponse:
+    """Close (or open again) a study link: closed, it lets no one start a session; sessions under way
+    end at their next task. Security behavior: the project's owner only; another project's link is a 404."""
+    project = owned_project(request.user, project_id)
+    link = get_object_or_404(StudyLink, pk=link_id, project=project)
+    reopen = request.POST.get("action") == "open"
+    StudyLink.objects.filter(pk=link.pk).update(active=reopen)
+    messages.success(request, f"The {link.get_platform_display()} link is {'open' if reopen else 'closed'}.")
+    return redirect(f"{reverse('project-annotators', args=[project.pk])}#study-links")
 
 
 # -- the public pages an annotator comes in through ------------------------------------------------

@@ -25,6 +25,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, ROUND_UP, Context, Decimal, getcontext
 from fractions import Fraction
+from typing import TypeVar
+
+Key = TypeVar("Key")  # whatever names a worker: a platform id, a pseudonym, a database key
 
 CENT = Decimal("0.01")
 ZERO = Decimal("0.00")
@@ -403,7 +406,7 @@ def next_exceeds_budget(settings: PaySettings, committed: Decimal, median_second
 # --- what is still owed ----------------------------------------------------------------------------
 
 
-def unpaid(due: Mapping[str, Decimal], already_paid: Mapping[str, Decimal]) -> dict[str, Decimal]:
+def unpaid(due: Mapping[Key, Decimal], already_paid: Mapping[Key, Decimal]) -> dict[Key, Decimal]:
     """What is still owed per key: due − already paid, keeping only positive amounts.
 
     Exporting ``unpaid(due, paid)`` and adding it to ``paid`` makes the next call return nothing, so

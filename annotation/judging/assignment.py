@@ -33,6 +33,7 @@ from django.utils import timezone
 from annotation.adjudication.rules import close_or_refer, referrals_on_reaching, refers_anything, route_of
 from annotation.items.counts import has_qualification_items
 from annotation.judging.bulk import STAGE, NewJudgement, insert_judgements, insert_staged, stage
+from annotation.judging.platforms import session_refusal
 from annotation.models import (
     AdjudicatedBy,
     Assignment,
@@ -118,6 +119,10 @@ def work_refusal(project: Project, annotator, member: Membership | None = None) 
         return "You can no longer take tasks in this project."
     if member.inactive:
         return "Your place in this project is not active yet: the researcher who runs it can activate it."
+    if project.consent_text and member.consented_at is None:
+        return "Read the consent form, and accept it, before judging in this project."
+    if project.demographics and member.demographics_at is None:
+        return "Answer the questions about yourself before judging in this project."
     if member.qualified_at is None and needs_qualification(project):
         return "Pass the qualification test before judging in this project."
     return None
@@ -361,7 +366,8 @@ def claim_next_task(
     annotator's lease, so there is no live one to hand back (step 1 is skipped).
 
     1. An annotator who already holds a live lease in the project gets that one back.
-    2. Refuse (AssignmentError) a non-member, a blocked or an unqualified annotator, or a closed project.
+    2. Refuse (AssignmentError) a non-member, a blocked or an unqualified annotator, a closed project,
+       or a crowd worker whose session is full (``annotation.judging.platforms``).
        Claims of one annotator in one project run one at a time (a lock on their membership row).
     3. Expired leases are released.
     4. With probability ``gold_rate`` a gold item the annotator has not seen is served, and for
@@ -381,6 +387,8 @@ def claim_next_task(
             if current is not None:
                 return current
         refusal = work_refusal(project, annotator, locked)
+        if refusal is None and locked is not None and locked.joined_via == Membership.JoinedVia.STUDY_LINK:
+            refusal = session_refusal(locked)  # a crowd worker's session has a size
         if refusal is not None:
             raise AssignmentError(refusal)
         return _claim(project, annotator, rng, shown)

@@ -58,8 +58,17 @@ def k_problem(k: int, eligible: int) -> str | None:
 
 def _can_log_in() -> Q:
     # An account without a usable password (the demo's simulated annotators, a bundle's annotators)
-    # is a member on paper only: nobody can log in to judge as it.
-    return Q(annotator__is_active=True) & ~Q(annotator__password__startswith=UNUSABLE_PASSWORD_PREFIX)
+    # is a member on paper only: nobody can log in to judge as it. A crowd worker's has none either,
+    # but their study link logs them in.
+    return Q(annotator__is_active=True) & (
+        ~Q(annotator__password__startswith=UNUSABLE_PASSWORD_PREFIX)
+        | Q(joined_via=Membership.JoinedVia.STUDY_LINK)
+    )
+
+
+def open_crowd(project: Project) -> bool:
+    """Does an open study link bring new workers in? Then k never lacks annotators: more will come."""
+    return project.active and project.study_links.filter(active=True).exists()
 
 
 def eligible_memberships(project: Project) -> QuerySet[Membership]:
@@ -78,6 +87,8 @@ def eligible_memberships(project: Project) -> QuerySet[Membership]:
 
 def k_problem_of(project: Project) -> str | None:
     """``k_problem`` of the project as it is now."""
+    if open_crowd(project):
+        return None
     return k_problem(project.assignments_per_task, eligible_memberships(project).count())
 
 
@@ -184,10 +195,13 @@ def project_coverage(project: Project) -> Coverage:
         [row[0] for row in listed]
     )
     total, untouchable, lowerable = listed[0][4:] if listed else (0, 0, 0)
+    crowd = open_crowd(project)
+    if crowd:  # no item is stranded while new workers may arrive
+        listed, total, untouchable, lowerable = [], 0, 0, 0
     return Coverage(
         k=k,
         eligible=[name for _, name in eligible],
-        k_problem=k_problem(k, len(eligible)),
+        k_problem=None if crowd else k_problem(k, len(eligible)),
         stranded_count=total,
         untouchable_count=untouchable,
         lowerable_count=lowerable,

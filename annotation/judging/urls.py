@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from annotation.judging import views
+from annotation.judging import consent_views, study_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -19,4 +19,8 @@ urlpatterns = [
         name="edit-judgement",
     ),
     path("projects/<int:project_id>/qualification/", views.qualification, name="qualification"),
+    path("projects/<int:project_id>/consent/", consent_views.consent, name="consent"),
+    path("projects/<int:project_id>/about-you/", consent_views.about_you, name="about-you"),
+    path("study/<str:slug>/", study_views.study, name="study"),
+    path("study/<str:slug>/done/", study_views.study_done, name="study-done"),
 ]

@@ -42,6 +42,7 @@ from annotation.judging.assignment import (
 )
 from annotation.judging.display.highlight import query_terms
 from annotation.judging.display.reading import text_part
+from annotation.judging.platforms import finished_session
 from annotation.models import Assignment, Judgement, Membership, Project, Task
 from annotation.permissions import AuthenticatedHttpRequest, is_researcher
 from annotation.quality.qualification import (
@@ -223,6 +224,11 @@ def judging_page(
         mark_shown(assignment)
     else:
         assignment = None
+        if member is not None and member.joined_via == Membership.JoinedVia.STUDY_LINK:
+            # A crowd worker whose session is over goes to its code (judge.js follows the redirect).
+            over = finished_session(member, lambda: items_left_for(project, request.user))
+            if over is not None:
+                return redirect("study-done", slug=over.link.slug)
     refusal = None if assignment else work_refusal(project, request.user, member)
     needs_test = (
         refusal is not None
@@ -240,6 +246,15 @@ def judging_page(
         # Without a task in hand: is there one to get, so that the button is worth offering?
         "left": items_left_for(project, request.user) if not (assignment or refusal) else None,
         "needs_qualification": needs_test,
+        "study_worker": member is not None and member.joined_via == Membership.JoinedVia.STUDY_LINK,
+        "needs_consent": refusal is not None
+        and member is not None
+        and bool(project.consent_text)
+        and member.consented_at is None,
+        "needs_demographics": refusal is not None
+        and member is not None
+        and bool(project.demographics)
+        and member.demographics_at is None,
         "previous": previous if project.active and previous else None,
         "one_key": project.one_key_answers and project.type.answered_by_keys,
         "instructions": render_markdown(project.instructions),
@@ -477,6 +492,8 @@ def qualification(request: AuthenticatedHttpRequest, project_id: int) -> HttpRes
     """The qualification test: every qualification question on one page, graded on submit."""
     project = annotator_project(request, project_id)
     member = membership(project, request.user)
+    if member is not None and project.consent_text and member.consented_at is None:
+        return redirect("consent", project_id=project.pk)  # nothing is asked before consent
     tasks = qualification_tasks(project)
     if request.method == "POST":
         try:
@@ -495,6 +512,8 @@ def qualification(request: AuthenticatedHttpRequest, project_id: int) -> HttpRes
                 f"{attempt.correct} of {attempt.total} right; "
                 f"{project.qualification_pass_rate:.0%} is needed to pass.",
             )
+            if member is not None and member.joined_via == Membership.JoinedVia.STUDY_LINK:
+                return redirect("judge", project_id=project.pk)  # which sends a screened-out worker on
         return redirect("qualification", project_id=project.pk)
     return render(
         request,

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.pay.costs import cost_of_judgements
 from annotation.permissions import IsResearcher, owned_project
 from annotation.rest.parsers import DepthLimitedJSONParser
 from evaluation.collection.flow import ImportFailed, import_from_body
@@ -46,5 +47,8 @@ class CollectionImportView(APIView):
         except ImportFailed as failure:
             return Response(failure.as_dict(), status=status.HTTP_400_BAD_REQUEST)
         # A dry run created nothing: 200 with what it would have created.
-        created = status.HTTP_200_OK if summary.dry_run else status.HTTP_201_CREATED
-        return Response(asdict(summary), status=created)
+        if not summary.dry_run:
+            return Response(asdict(summary), status=status.HTTP_201_CREATED)
+        # What the new items' judgements would cost paid workers, with the project's pay settings.
+        cost = cost_of_judgements(project, summary.tasks_created * project.assignments_per_task)
+        return Response({**asdict(summary), "cost": cost}, status=status.HTTP_200_OK)

@@ -184,3 +184,9 @@ class ImportSummarySerializer(serializers.Serializer):
     )
     dry_run = serializers.BooleanField()
     judging_order = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    cost = serializers.DictField(
+        required=False,
+        allow_null=True,
+        help_text="A dry run: what the new items' judgements would cost paid workers (currency, judgements, "
+        "amount with the fee, basis), with the project's pay settings; null without them.",
+    )

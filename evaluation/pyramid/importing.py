@@ -34,6 +34,7 @@ from rest_framework import serializers
 
 from annotation.items.importing import ImportProblem, ItemIn, import_items
 from annotation.models import Project
+from annotation.pay.costs import cost_of_judgements
 from annotation.serializers import IdentifierField, StrictSerializer
 from evaluation.models import ContentUnit, Reference
 
@@ -186,6 +187,8 @@ def import_pyramid(project: Project, body: Any) -> dict:
         "tasks_created": len(items),
         "judgements_needed": len(items) * project.assignments_per_task,
         "dry_run": data["dry_run"],
+        # What those judgements would cost paid workers, with the project's pay settings (else null).
+        "cost": cost_of_judgements(project, len(items) * project.assignments_per_task),
     }
     if data["dry_run"]:
         return counts

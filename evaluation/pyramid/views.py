@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods
 from rest_framework.exceptions import ValidationError
 
 from annotation.items.importing import ImportProblem
+from annotation.pay.costs import cost_in_words
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 from evaluation.pyramid.importing import import_pyramid
 from evaluation.pyramid.scores import snapshot_pyramid
@@ -62,7 +63,8 @@ def pyramid_page(request: AuthenticatedHttpRequest, project_id: int) -> HttpResp
                     request,
                     f"Preview, nothing stored: {counts['units_created']} content units and "
                     f"{counts['summaries_created']} summaries make {counts['tasks_created']} presence items, "
-                    f"{counts['judgements_needed']} judgements at {project.assignments_per_task} per item.",
+                    f"{counts['judgements_needed']} judgements at {project.assignments_per_task} per item"
+                    f"{cost_in_words(counts['cost'])}.",
                 )
                 return redirect("pyramid-page", project_id=project.pk)
             messages.success(

@@ -111,6 +111,7 @@ def test_every_field_of_the_project_form_is_in_exactly_one_group():
         "Basics",
         "Task type",
         "Quality control",
+        "Consent and questions for crowd workers",
         "Advanced",
     ]
 

@@ -197,3 +197,11 @@ def test_pyramid_benchmark_times_a_small_campaign_through_the_app(redis_url):
     assert re.search(r"\| import \(references, SCUs, summaries → items\) \| 100 items \| [\d.]+ \|", stdout)
     assert re.search(r"\| judge \(judgement import\) \| 300 judgements \| [\d.]+ \|", stdout)
     assert re.search(r"\| scores \(summaries, systems, agreement\) \| 25 summaries \| [\d.]+ \|", stdout)
+
+
+def test_pay_benchmark_times_the_pay_page_of_a_small_paid_campaign(redis_url):
+    """The Pay page, its API and the budget guard on a small campaign of link workers (issue 23)."""
+    stdout = run_on_own_services("bench_pay.py", redis_url, 4, "--quick")
+    assert "50 link workers, 1,500 judgements (k = 3)" in stdout and "cores: " in stdout
+    for request in ("Pay page", "Pay API", "budget guard"):
+        assert re.search(rf"\| {request} .*\| [\d.]+ \| [\d.]+ \|", stdout), stdout

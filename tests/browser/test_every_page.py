@@ -35,7 +35,8 @@ from django.utils import timezone
 
 from annotation.accounts.joining import create_invitation
 from annotation.judging.assignment import claim_next_task, submit_judgement
-from annotation.models import Membership, Project, Task
+from annotation.judging.platforms import MTURK_PREVIEW, Arrival, arrive, create_link
+from annotation.models import Membership, PaymentExport, Project, Task
 from evaluation.collection.flow import import_collection
 from evaluation.demo import DEMO_ANNOTATORS, DEMO_PASSWORD, DEMO_PROJECT_NAME, DEMO_RESEARCHER
 from evaluation.demo.pyramid_campaign import DEMO_PYRAMID_PROJECT_NAME
@@ -52,6 +53,14 @@ SIZES = {"1280": {"width": 1280, "height": 800}, "390": {"width": 390, "height":
 # axe-core's impacts that fail the walk; the others are reported in axe-report.json.
 FAILING_IMPACTS = {"serious", "critical"}
 ANNOTATOR = DEMO_ANNOTATORS[0]
+# A Prolific participant of the walk: their session (one judgement) is over, so their page is its end.
+WORKER_PID, STUDY_ID = "5f1a2b3c4d5e6f7a8b9c0d1e", "6123456789abcdef01234567"
+
+
+def prolific_query(session: str) -> str:
+    return f"?PROLIFIC_PID={WORKER_PID}&STUDY_ID={STUDY_ID}&SESSION_ID={session}"
+
+
 # Text as old collections store it: wrapped at 64 columns, paragraphs between blank lines.
 WRAPPED = """Experiments on the noise of cold subsonic jets show that the sound
 power rises with the eighth power of the jet velocity, as Lighthill
@@ -113,6 +122,7 @@ class World:
     projects: dict[str, Project]
     values: dict[str, object]
     invitation_token: str
+    study_url: str  # the walk's worker's own link, by which their browser logs in
 
 
 def build_world() -> World:
@@ -139,6 +149,21 @@ def build_world() -> World:
     pairwise = small_project(researcher, annotator, "pairwise", {})
     pyramid = Project.objects.get(name=DEMO_PYRAMID_PROJECT_NAME)
     writing = small_project(researcher, annotator, "scu_writing", {"references": ["A", "B"]})
+    # A project that asks for consent and questions first (the annotator has consented already).
+    consenting = small_project(researcher, annotator, "binary_relevance", {})
+    Project.objects.filter(pk=consenting.pk).update(
+        consent_text="You will judge texts. **You may stop at any time.**",
+        demographics=[
+            {"name": "age", "question": "How old are you?", "kind": "number", "min": 18},
+            {
+                "name": "english",
+                "question": "Is English your first language?",
+                "kind": "choice",
+                "choices": ["yes", "no"],
+            },
+        ],
+    )
+    Membership.objects.filter(project=consenting, annotator=annotator).update(consented_at=timezone.now())
     # A judgement to correct and a history to read, then a task in hand everywhere.
     first = claim_next_task(relevance, annotator)
     submit_judgement(first.pk, annotator, {"label": 1})
@@ -148,6 +173,12 @@ def build_world() -> World:
         for project in (relevance, text, graded, free_text, pairwise, pyramid, writing)
     ]
     invitation, token = create_invitation(relevance, researcher, max_uses=None, days=7, note="walk")
+    link = create_link(
+        relevance, researcher, platform="prolific", tasks_per_session=1, completion_code="WALKED"
+    )
+    mturk = create_link(relevance, researcher, platform="mturk", tasks_per_session=1)
+    worker = arrive(link, Arrival(WORKER_PID, "walk", STUDY_ID)).worker.annotator
+    submit_judgement(claim_next_task(relevance, worker).pk, worker, {"label": 0})
     snapshot = GroundTruthSnapshot.objects.filter(project=relevance).order_by("-version").first()
     evaluation = Evaluation.objects.filter(project=relevance, status="done").order_by("-id").first()
     run = relevance.runs.order_by("id").first()
@@ -167,6 +198,14 @@ def build_world() -> World:
         "token": token,
         "uidb64": "MQ",
         "kind": "pr",
+        "slug": link.slug,
+        "link_id": mturk.pk,
+        "mturk_slug": mturk.slug,
+        "platform": "prolific",
+        "consent_project_id": consenting.pk,
+        "export_id": PaymentExport.objects.create(
+            project=relevance, kind="prolific", currency="GBP", total=0, text=""
+        ).pk,
     }
     projects = {
         "relevance": relevance,
@@ -177,7 +216,7 @@ def build_world() -> World:
         "pyramid": pyramid,
         "scu-writing": writing,
     }
-    return World(projects, values, token)
+    return World(projects, values, token, f"/study/{link.slug}/" + prolific_query("walk"))
 
 
 def small_project(owner, annotator, task_type: str, config: dict) -> Project:
@@ -224,6 +263,8 @@ def role_of(route: str) -> str | None:
         return None  # the API, Django's admin, the walk's own error addresses, files (a.csv, …/run)
     if route in {"", "projects/new/", "accounts/token/"}:
         return "researcher"
+    if route == "study/<slug>/done/":
+        return "worker"
     if route in PUBLIC:
         return "anonymous"
     if route in ACCOUNT_PAGES or ANNOTATOR_PAGES.match(route):
@@ -236,6 +277,10 @@ def url_of(route: str, values: dict) -> str:
     url = url_for(route, values, {})
     if route.endswith("ground-truth/diff/"):
         url = url.split("?")[0] + "?from=1&to=1"
+    if route.endswith(("/consent/", "/about-you/")):  # a project that asks for them
+        url = url.replace(f"/projects/{values['project_id']}/", f"/projects/{values['consent_project_id']}/")
+    if route == "study/<slug>/":  # a new participant's welcome page
+        url += prolific_query("another")
     return url
 
 
@@ -248,6 +293,13 @@ def visits(world: World) -> list[tuple[str, str, str]]:
         if role is not None:
             found.append((name or route, role, url_of(route, world.values)))
     found.append(("home (annotator)", "annotator", "/"))
+    found.append(
+        (
+            "study preview (mturk)",
+            "anonymous",
+            f"/study/{world.values['mturk_slug']}/?assignmentId={MTURK_PREVIEW}&hitId=HIT1",
+        )
+    )
     text = world.projects["text"].pk
     for label, project in world.projects.items():
         if label != "relevance":
@@ -405,6 +457,17 @@ def walk(django_db_setup, django_db_blocker, live_server, browser, artifacts) ->
             if username:
                 log_in(page, live_server.url, username, DEMO_PASSWORD)
             pages[role] = page
+        # A crowd worker has no password: their browser comes in by their study link.
+        worker = pages["anonymous"].context.browser.new_context(
+            viewport=SIZES["1280"], base_url=live_server.url
+        )
+        pages["worker"] = worker.new_page()
+        pages["worker"].set_default_timeout(15_000)
+        worker.on("request", outside)
+        pages["worker"].on("console", blocked)
+        pages["worker"].goto(world.study_url)
+        pages["worker"].get_by_role("button", name="Start").click()
+        pages["worker"].wait_for_url("**/done/")
         try:
             for name, role, url in visits(world):
                 page = pages[role]

@@ -11,7 +11,9 @@ another project, the project's owner, and a superuser (who owns nothing here). T
 - an **annotator page** answers the project's annotators and refuses (or sends to log in) everyone
   who is not one;
 - **public** URLs (log in, the home page, the schema, sign-up with a project code, an invitation
-  link, password reset) answer everyone, and never with a 5xx;
+  link, a crowd platform's study link, password reset) answer everyone, and never with a 5xx;
+- the end of a study session answers only the link's own workers: anonymous is sent to log in,
+  everyone else gets 404;
 - **account pages** (changing one's password) answer every account and send anonymous to log in.
 
 Every URL is tried with GET by every role, and with POST by every role but the owner (so nothing
@@ -30,6 +32,8 @@ from rest_framework.test import APIClient
 
 from annotation.accounts.joining import create_invitation
 from annotation.judging.assignment import claim_next_task
+from annotation.judging.platforms import create_link
+from annotation.models import PaymentExport
 from annotation.permissions import RESEARCHERS_GROUP
 from evaluation.ground_truth.build import build_snapshot
 from evaluation.jobs import embedded
@@ -43,10 +47,13 @@ OUTSIDE = ("admin/", "static/")
 PUBLIC = {"", "accounts/login/", "accounts/logout/", "api/schema/", "api/docs/", "api/", "api/projects/",
           "projects/new/", "signup/", "invite/<token>/", "accounts/password_reset/",
           "accounts/password_reset/done/", "accounts/reset/<uidb64>/<token>/",
-          "accounts/reset/done/", "favicon.ico"}  # fmt: skip
+          "accounts/reset/done/", "favicon.ico", "study/<slug>/"}  # fmt: skip
+# The end of a crowd worker's session: their own only (no role here came in by a study link).
+LINK_WORKER_PAGES = {"study/<slug>/done/"}
 ACCOUNT_PAGES = {"accounts/password_change/", "accounts/password_change/done/"}
 ANNOTATOR_PAGES = re.compile(
-    r"^projects/<project_id>/(judge/|next/|history/|qualification/|assignments/<assignment_id>/\w+/"
+    r"^projects/<project_id>/(judge/|next/|history/|qualification/|consent/|about-you/"
+    r"|assignments/<assignment_id>/\w+/"
     r"|judgements/<judgement_id>/edit/)$"
 )
 # A researcher's own objects outside any project: their import jobs answer only whoever sent them.
@@ -136,6 +143,14 @@ def world(django_user_model, researcher, annotators, django_capture_on_commit_ca
         "kind": "pr",
         "simulation_id": (simulation := done_simulation(project, researcher, snapshot)).pk,
         "simulation_pk": simulation.pk,
+        "slug": (link := create_link(project, researcher, platform="mturk", tasks_per_session=5)).slug,
+        "link_id": link.pk,
+        "link_pk": link.pk,
+        "export_id": PaymentExport.objects.create(
+            project=project, kind="prolific", currency="GBP", total=0, text=""
+        ).pk,
+        "platform": "prolific",
+        "user_pk": member.pk,
     }
     pks = {  # the ``pk`` of each kind of detail URL
         "projects/<pk>": project.pk,
@@ -226,13 +241,8 @@ def problems_with(route: str, role: str, method: str, status: int, location: str
     if re.sub(r"\.?<format>", "", route) in PUBLIC:  # DRF's format-suffixed twins of the same views
         return None
     login = status == 302 and "/accounts/login/" in location
-    if ANNOTATOR_PAGES.match(route):
-        if role == "annotator":
-            return None if status not in {401, 403, 404} or method == "POST" else "the annotator is refused"
-        if role == "anonymous":
-            return None if login else "anonymous not sent to log in"
-        # Not one of the project's annotators: refused, or sent elsewhere with a message.
-        return None if status in {302, 403, 404, 405} else f"{role} let in"
+    if route in LINK_WORKER_PAGES or ANNOTATOR_PAGES.match(route):
+        return judging_pages(route, role, method, status, login)
     if route in ACCOUNT_PAGES or route in RESEARCHER_URLS:
         return outside_projects(route, role, status, login)
     if not PROJECT_URL.match(route) and not OWN_OBJECT_URL.match(route):
@@ -244,6 +254,18 @@ def problems_with(route: str, role: str, method: str, status: int, location: str
     if role == "anonymous":
         return None if login or status in {401, 403, 405} else "anonymous let in"
     return None if status in {401, 403, 404, 405} else f"{role} got {status}"
+
+
+def judging_pages(route: str, role: str, method: str, status: int, login: bool) -> str | None:
+    """The rules of the pages annotators work on, and of the end of a crowd worker's session."""
+    if role == "anonymous":
+        return None if login else "anonymous not sent to log in"
+    if route in LINK_WORKER_PAGES:  # no role here came in by a study link
+        return None if status in {404, 405} else f"{role} let in"
+    if role == "annotator":
+        return None if status not in {401, 403, 404} or method == "POST" else "the annotator is refused"
+    # Not one of the project's annotators: refused, or sent elsewhere with a message.
+    return None if status in {302, 403, 404, 405} else f"{role} let in"
 
 
 def outside_projects(route: str, role: str, status: int, login: bool) -> str | None:

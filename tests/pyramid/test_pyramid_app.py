@@ -107,7 +107,7 @@ def test_the_import_makes_one_presence_item_per_unit_and_summary(researcher, pro
     )
     assert response.json() == {
         "units_created": 5, "summaries_created": 4, "references_created": 3, "tasks_created": 10,
-        "judgements_needed": 30, "dry_run": False,
+        "judgements_needed": 30, "dry_run": False, "cost": None,
     }  # fmt: skip
     items = Task.objects.filter(project=project, kind="item").select_related("topic", "document")
     assert {(t.system_id, t.input_id, t.topic.external_id, t.document.external_id) for t in items} == {

@@ -10,6 +10,7 @@ from rest_framework.exceptions import ValidationError
 
 from annotation.items.importing import ImportProblem
 from annotation.models import Project
+from annotation.pay.costs import cost_in_words
 from evaluation.pyramid.importing import import_pyramid, read_rows
 from evaluation.pyramid.views import flat_errors
 
@@ -61,7 +62,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"project {project.pk}: {counts['units_created']} content units, {counts['summaries_created']} "
             f"summaries, {counts['references_created']} references {verb} {counts['tasks_created']} presence "
-            f"items ({counts['judgements_needed']} judgements)"
+            f"items ({counts['judgements_needed']} judgements{cost_in_words(counts['cost'])})"
         )
 
     @staticmethod
