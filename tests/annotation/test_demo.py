@@ -252,3 +252,45 @@ def test_the_demo_has_a_litepyramid_campaign_judged_scored_and_against_rouge(cap
     matrix = correlation_matrix(evaluation, "summary", "kendall")
     assert matrix["dimensions"] == ["pyramid", "modified_pyramid", "lite_pyramid"]
     assert matrix["cells"]["rouge1"]["lite_pyramid"]["value"] is not None
+
+
+@pytest.mark.django_db
+def test_the_demo_has_a_paid_crowd_from_prolific_and_mturk_with_costs_and_a_budget_half_spent(capsys):
+    """Issue 23, item 5: a Prolific link and an MTurk link, simulated paid workers (labelled as a
+    program), consent and questions answered, costs, a budget half spent, a payments export."""
+    from decimal import Decimal
+
+    from annotation.crowd.pay import parse_prolific_bulk_bonus
+    from annotation.models import DemographicResponse, PaymentExport, PlatformWorker, StudyLink, StudySession
+    from annotation.pay.costs import campaign, committed_cost
+    from evaluation.demo.paid_crowd import DEMO_PAID_PROJECT_NAME, MTURK_WORKERS, PROLIFIC_WORKERS
+
+    call_command("load_demo")
+    printed = capsys.readouterr().out
+    assert "Paid crowd loaded" in printed and "a program, not people" in printed
+    project = Project.objects.get(name=DEMO_PAID_PROJECT_NAME)
+    assert (
+        "simulated by a program" in project.instructions and "simulated by a program" in project.consent_text
+    )
+    assert sorted(project.study_links.values_list("platform", flat=True)) == ["mturk", "prolific"]
+    workers = PlatformWorker.objects.filter(project=project)
+    assert workers.filter(platform="prolific").count() == PROLIFIC_WORKERS
+    assert workers.filter(platform="mturk").count() == MTURK_WORKERS
+    assert DemographicResponse.objects.filter(project=project).count() == PROLIFIC_WORKERS + MTURK_WORKERS
+    # Each worker judged a session of their link's size (or until nothing was left for them).
+    sizes = dict(StudyLink.objects.filter(project=project).values_list("platform", "tasks_per_session"))
+    for worker in workers:
+        judged = Judgement.objects.filter(annotator=worker.annotator).count()
+        assert 1 <= judged <= sizes[worker.platform]
+    assert set(StudySession.objects.filter(link__project=project).values_list("outcome", flat=True)) <= {
+        "completed",
+        "screened_out",
+    }
+    pay, cost, _ = campaign(project)
+    assert cost.total_cost > 0 and cost.judgements == Judgement.objects.filter(project=project).count()
+    committed, _ = committed_cost(project, pay)
+    assert abs(pay.budget - 2 * committed) <= Decimal("0.01")  # half spent
+    export = PaymentExport.objects.get(project=project)
+    paid = parse_prolific_bulk_bonus(export.text)
+    assert set(paid) <= set(workers.filter(platform="prolific").values_list("platform_id", flat=True))
+    assert sum(paid.values()) == export.total > 0

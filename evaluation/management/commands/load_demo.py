@@ -29,15 +29,23 @@
    the human demo annotators); its ground truth and a text evaluation, so its Pyramid, Systems and
    Metrics vs humans pages are full at once.
 
-Steps 1–3 are one transaction, and step 6's project and ratings another, step 7's a third: an error
-leaves the database as it was.
+8. The paid crowd (``evaluation.demo.paid_crowd``): a relevance project with a Prolific study link and
+   an MTurk link, a consent form and questions about the workers, pay settings; twelve simulated
+   workers (a program, not people; their platform ids made up) arrive by the links, consent, answer,
+   and judge a session each through the assignment engine; the budget is set at twice what they cost
+   (half spent), and a Prolific bulk bonus file is made.
+
+Steps 1–3 are one transaction, and step 6's project and ratings another, step 7's a third, step 8's a
+fourth: an error leaves the database as it was.
 """
 
 from __future__ import annotations
 
 import io
+import random
 from collections.abc import Sequence
 from datetime import timedelta
+from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -46,8 +54,26 @@ from django.db import transaction
 from django.test.utils import override_settings
 from django.utils import timezone
 
-from annotation.judging.assignment import RecordedJudgement, record_judgements
-from annotation.models import Assignment, Judgement, JudgementRevision, Project, Task
+from annotation.judging.assignment import (
+    RecordedJudgement,
+    claim_next_task,
+    items_left_for,
+    record_judgements,
+    submit_judgement,
+)
+from annotation.judging.platforms import Arrival, arrive, create_link, finished_session
+from annotation.models import (
+    Assignment,
+    DemographicResponse,
+    Judgement,
+    JudgementRevision,
+    Membership,
+    Project,
+    ProjectPay,
+    Task,
+)
+from annotation.pay.costs import committed_cost
+from annotation.pay.exports import make_payment_export
 from annotation.permissions import RESEARCHERS_GROUP
 from evaluation.collection.external_qrels import import_external_qrels
 from evaluation.collection.flow import import_collection
@@ -64,6 +90,26 @@ from evaluation.demo import (
     demo_reference_qrels,
     demo_runs,
     demo_topics,
+)
+from evaluation.demo.paid_crowd import (
+    CONSENT as PAID_CONSENT,
+)
+from evaluation.demo.paid_crowd import (
+    DEMO_PAID_DEPTH,
+    DEMO_PAID_GOLD_DEPTH,
+    DEMO_PAID_GOLD_TOPICS,
+    DEMO_PAID_PROJECT_NAME,
+    DEMO_PAID_SEED,
+    DEMO_PAID_TOPICS,
+    MTURK_SESSION,
+    MTURK_WORKERS,
+    PROLIFIC_SESSION,
+    PROLIFIC_WORKERS,
+    ranked_pairs,
+    simulated_workers,
+)
+from evaluation.demo.paid_crowd import (
+    QUESTIONS as PAID_QUESTIONS,
 )
 from evaluation.demo.pyramid_campaign import (
     DEMO_PYRAMID_INPUTS,
@@ -151,6 +197,10 @@ class Command(BaseCommand):
             if pyramid_project is not None:
                 self.first_ground_truth(pyramid_project)
                 self.first_text_evaluation(pyramid_project)
+            with transaction.atomic():
+                paid_project = self.paid_crowd()
+            if paid_project is not None:
+                self.first_ground_truth(paid_project)
 
     def load(self) -> Project | None:
         """Steps 1–3; None if the demo project already exists."""
@@ -278,6 +328,102 @@ class Command(BaseCommand):
         )
         return project
 
+    def paid_crowd(self) -> Project | None:
+        """Step 8: the paid crowd's project, links and pay, and the simulated workers' sessions."""
+        researcher, humans, _simulated = self.accounts()
+        if Project.objects.filter(name=DEMO_PAID_PROJECT_NAME, owner=researcher).exists():
+            return None
+        project = Project.objects.create(
+            name=DEMO_PAID_PROJECT_NAME,
+            owner=researcher,
+            instructions=INSTRUCTIONS.split("*About this demo:*")[0]
+            + "*About this demo:* the paid workers here were simulated by a program, not people.",
+            assignments_per_task=3,
+            gold_rate=0.15,
+            consent_text=PAID_CONSENT,
+            demographics=PAID_QUESTIONS,
+        )
+        project.annotators.set(humans)
+        topics = [t["id"] for t in demo_topics()]
+        qrels, run = demo_reference_qrels(), demo_runs()[0]
+        items = ranked_pairs(run, qrels, topics[:DEMO_PAID_TOPICS], DEMO_PAID_DEPTH)
+        gold_topics = topics[DEMO_PAID_TOPICS : DEMO_PAID_TOPICS + DEMO_PAID_GOLD_TOPICS]
+        gold = ranked_pairs(run, qrels, gold_topics, DEMO_PAID_GOLD_DEPTH)
+        chosen = {t for t, _, _ in items + gold}
+        named = {d for _, d, _ in items + gold}
+        import_collection(
+            project,
+            topics=[t for t in demo_topics() if t["id"] in chosen],
+            documents=[d for d in demo_documents() if d["id"] in named],
+            items=[{"topic": t, "document": d} for t, d, _ in items],
+            gold=[{"topic": t, "document": d, "answer": {"label": r}} for t, d, r in gold],
+        )
+        links = {
+            "prolific": create_link(
+                project,
+                researcher,
+                platform="prolific",
+                note="demo: simulated participants",
+                tasks_per_session=PROLIFIC_SESSION,
+                completion_code="CRANDEMO",
+                screenout_code="CRANOUT",
+                gold_failures_allowed=2,
+            ),
+            "mturk": create_link(
+                project,
+                researcher,
+                platform="mturk",
+                note="demo: simulated workers",
+                tasks_per_session=MTURK_SESSION,
+            ),
+        }
+        pay = ProjectPay.objects.create(
+            project=project,
+            currency="GBP",
+            per_judgement=Decimal("0.08"),
+            per_hour=Decimal("6.00"),
+            fee_percent=Decimal("33.33"),
+            bonus_per_gold_right=Decimal("0.02"),
+            session_bonus=Decimal("0.10"),
+        )
+        truth = {(t, d): r for t, d, r in items + gold}
+        rng = random.Random(DEMO_PAID_SEED)
+        recorded: list[Judgement] = []
+        offsets: list[float] = []
+        for number, worker in enumerate(simulated_workers()):
+            link = links[worker.platform]
+            session = arrive(link, Arrival(worker.platform_id, f"demo-{number}", "demo-study"))
+            annotator = session.worker.annotator
+            Membership.objects.filter(project=project, annotator=annotator).update(
+                consented_at=timezone.now(), demographics_at=timezone.now()
+            )
+            DemographicResponse.objects.create(project=project, annotator=annotator, answers=worker.answers)
+            clock = -3600.0 * (PROLIFIC_WORKERS + MTURK_WORKERS - number) / 4  # their session, hours ago
+            while (lease := claim_next_task(project, annotator, rng=rng)) is not None:
+                task = lease.task
+                assert task.topic is not None  # a relevance item has its topic
+                label = worker.label(truth[(task.topic.external_id, task.document.external_id)], rng)
+                judgement = submit_judgement(lease.pk, annotator, {"label": label}).judgement
+                judgement.seconds_on_task = judgement.seconds_spent = worker.seconds(rng)
+                judgement.save(update_fields=["seconds_on_task", "seconds_spent"])
+                clock += judgement.seconds_on_task
+                recorded.append(judgement)
+                offsets.append(clock)
+                if session_over(project, annotator):
+                    break
+        date_judgements(recorded, offsets)
+        committed, _seconds = committed_cost(project, pay)
+        pay.budget = (committed * 2).quantize(Decimal("0.01"))
+        pay.save(update_fields=["budget"])
+        export = make_payment_export(project, "prolific", researcher)
+        self.stdout.write(
+            f"Paid crowd loaded: {len(recorded)} judgements by {len(simulated_workers())} simulated paid "
+            "workers (a program, not people) from a Prolific and an MTurk link; budget "
+            f"{pay.budget} GBP, half spent; a Prolific bonus file of {export.total if export else 0} "
+            "GBP made."
+        )
+        return project
+
     def first_text_evaluation(self, project: Project) -> None:
         """Step 6's text evaluation; without a worker, run here before the command ends."""
         evaluation = request_text_evaluation(project)
@@ -390,6 +536,12 @@ class Command(BaseCommand):
                 f"from {snapshot.input_judgement_count} judgements, simulated ones included."
             )
         )
+
+
+def session_over(project: Project, annotator) -> bool:
+    """Has the link worker's session ended (its outcome then stored, as their judging page would)?"""
+    member = Membership.objects.select_related("project").get(project=project, annotator=annotator)
+    return finished_session(member, lambda: items_left_for(project, annotator)) is not None
 
 
 def record_at_their_pace(
