@@ -393,3 +393,28 @@ def test_the_external_question_xml_names_the_link_and_is_valid_xml(client, resea
     assert root.tag == f"{{{EXTERNAL_QUESTION_SCHEMA}}}ExternalQuestion"
     assert root.find(f"{{{EXTERNAL_QUESTION_SCHEMA}}}ExternalURL").text.endswith(f"/study/{link.slug}/")
     assert "&amp;" in external_question_xml("https://x.org/s/?a=1&b=2")
+
+
+def test_a_link_worker_reaches_nothing_of_the_researchers_pages_nor_of_other_projects(
+    client, researcher, project
+):
+    """Every researcher URL of the URLconf, and another project's judging page, refuse a link worker."""
+    from tests.foundation.test_access_matrix import ANNOTATOR_PAGES, LINK_WORKER_PAGES, PROJECT_URL, routes
+
+    other = make_project(researcher, [], k=1)
+    link = prolific(project)
+    client.post(prolific_url(link))
+    assert client.get(reverse("judge", args=[project.pk])).status_code == 200
+    checked = 0
+    for route, _name in routes():
+        if not PROJECT_URL.match(route) or ANNOTATOR_PAGES.match(route) or route in LINK_WORKER_PAGES:
+            continue
+        url = "/" + re.sub(r"<(\w+)>", lambda m: str(project.pk) if "project" in m.group(1) else "1", route)
+        answer = client.get(url)
+        assert answer.status_code in {302, 401, 403, 404, 405}, f"{url}: {answer.status_code}"
+        if answer.status_code == 302:
+            assert "/accounts/login/" in answer["Location"] or "/judge/" in answer["Location"], url
+        checked += 1
+    assert checked > 100
+    for page in ("judge", "history", "consent"):
+        assert client.get(reverse(page, args=[other.pk])).status_code == 404
