@@ -73,23 +73,36 @@ class PaidWorker:
     blocked: bool
 
 
-def paid_workers(project: Project) -> list[PaidWorker]:
+def paid_workers(project: Project) -> tuple[list[PaidWorker], int]:
     """Every link worker of the project with their work: judgements kept and discarded (a blocked
     worker's, when the project leaves them out of the ground truth), seconds on task, gold answered
-    and right, sessions completed."""
+    and right, sessions completed; and the judgements still needed for every item to have its k
+    (whoever gives them).
+
+    Read in one pass over the project's judgements grouped by annotator (everyone's: the total is
+    what the remaining judgements are counted from), with the checks' few judgements apart: at 100,000
+    judgements a join of every judgement to its task cost as much as the rest of the page.
+    """
     workers = list(PlatformWorker.objects.filter(project=project).select_related("annotator").order_by("pk"))
-    ids = [w.annotator_id for w in workers]
     judged = {
         row["annotator_id"]: row
-        for row in Judgement.objects.filter(project=project, annotator_id__in=ids)
+        for row in Judgement.objects.filter(project=project)
         .values("annotator_id")
         .annotate(n=Count("id"), seconds=Sum(SECONDS))
     }
+    checks = Task.objects.filter(project=project).exclude(kind=Task.Kind.ITEM)
     gold: dict[int, list[bool]] = {}
-    for annotator_id, answer, expected in Judgement.objects.filter(
-        project=project, annotator_id__in=ids, task__kind=Task.Kind.GOLD
-    ).values_list("annotator_id", "answer", "task__gold_answer"):
-        gold.setdefault(annotator_id, []).append(project.type.answers_agree(expected or {}, answer))
+    on_checks = 0
+    for annotator_id, answer, kind, expected in Judgement.objects.filter(
+        task__in=checks.values("pk")
+    ).values_list("annotator_id", "answer", "task__kind", "task__gold_answer"):
+        on_checks += 1
+        if kind == Task.Kind.GOLD:
+            gold.setdefault(annotator_id, []).append(project.type.answers_agree(expected or {}, answer))
+    needed = Task.objects.filter(project=project, kind=Task.Kind.ITEM).aggregate(
+        k=Coalesce(Sum("required_judgements"), 0)
+    )["k"]
+    remaining = max(0, needed - (sum(row["n"] for row in judged.values()) - on_checks))
     sessions = dict(
         StudySession.objects.filter(worker__project=project, outcome=StudySession.Outcome.COMPLETED)
         .values("worker_id")
@@ -98,7 +111,7 @@ def paid_workers(project: Project) -> list[PaidWorker]:
     )
     blocked = set(
         Membership.objects.filter(
-            project=project, annotator_id__in=ids, status=Membership.Status.BLOCKED
+            project=project, status=Membership.Status.BLOCKED, joined_via=Membership.JoinedVia.STUDY_LINK
         ).values_list("annotator_id", flat=True)
     )
     found = []
@@ -117,26 +130,13 @@ def paid_workers(project: Project) -> list[PaidWorker]:
             sessions_completed=sessions.get(worker.pk, 0),
         )
         found.append(PaidWorker(worker, work, worker.annotator_id in blocked))
-    return found
-
-
-def judgements_remaining(project: Project) -> int:
-    """Judgements still needed for every item to have its k (whoever gives them)."""
-    needed = Task.objects.filter(project=project, kind=Task.Kind.ITEM).aggregate(
-        k=Coalesce(Sum("required_judgements"), 0)
-    )["k"]
-    given = Judgement.objects.filter(project=project, task__kind=Task.Kind.ITEM).count()
-    return max(0, needed - given)
+    return found, remaining
 
 
 def campaign(project: Project) -> tuple[ProjectPay, CampaignCost, list[PaidWorker]]:
     pay = project_pay(project)
-    workers = paid_workers(project)
-    return (
-        pay,
-        campaign_cost(pay_settings(pay), [w.work for w in workers], judgements_remaining(project)),
-        workers,
-    )
+    workers, remaining = paid_workers(project)
+    return pay, campaign_cost(pay_settings(pay), [w.work for w in workers], remaining), workers
 
 
 # -- the budget guard ---------------------------------------------------------------------------------
@@ -236,7 +236,8 @@ def cost_of_judgements(project: Project, judgements: int) -> dict | None:
     pay = ProjectPay.objects.filter(project=project).first()
     if pay is None:
         return None
-    cost = campaign_cost(pay_settings(pay), [w.work for w in paid_workers(project)], judgements)
+    workers, _remaining = paid_workers(project)
+    cost = campaign_cost(pay_settings(pay), [w.work for w in workers], judgements)
     if cost.forecast_to_finish is None:
         return None
     return {
