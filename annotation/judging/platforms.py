@@ -30,10 +30,12 @@ from xml.sax.saxutils import escape
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Count, Exists, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.items.counts import has_qualification_items
-from annotation.models import Judgement, Membership, PlatformWorker, StudyLink, StudySession, Task
+from annotation.models import Judgement, Membership, PlatformWorker, ProjectPay, StudyLink, StudySession, Task
 from annotation.pay.costs import budget_refusal
 from annotation.quality.qualification import attempts_left
 
@@ -287,21 +289,34 @@ def arrive(link: StudyLink, arrival: Arrival) -> StudySession:
 
 
 def current_session(member: Membership) -> StudySession | None:
-    """The link worker's latest session in the member's project."""
+    """The link worker's latest session in the member's project, read with what every claim asks of
+    it in the same statement: the worker's judgements in the project (``judged_now``) and whether the
+    project has a budget (``budgeted``)."""
+    judged = (
+        Judgement.objects.filter(project_id=member.project_id, annotator_id=member.annotator_id)
+        .order_by()
+        .values("annotator_id")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    budgeted = ProjectPay.objects.filter(project_id=member.project_id, budget__isnull=False)
     return (
         StudySession.objects.filter(
             worker__annotator_id=member.annotator_id, link__project_id=member.project_id
         )
         .select_related("link", "worker")
+        .annotate(judged_now=Coalesce(Subquery(judged), 0), budgeted=Exists(budgeted))
         .order_by("-started_at", "-pk")
         .first()
     )
 
 
 def judged_in(session: StudySession) -> int:
-    return max(
-        0, judged_count(session.link.project_id, session.worker.annotator_id) - session.judgements_before
-    )
+    """The session's judgements so far (read with the session by ``current_session``)."""
+    judged = getattr(session, "judged_now", None)
+    if judged is None:
+        judged = judged_count(session.link.project_id, session.worker.annotator_id)
+    return max(0, judged - session.judgements_before)
 
 
 def session_full(session: StudySession, now=None) -> bool:
@@ -349,7 +364,7 @@ def session_refusal(member: Membership) -> str | None:
         return "You cannot go on in this study."
     if session_full(session):
         return "This session is complete."
-    return budget_refusal(member.project)
+    return budget_refusal(member.project) if getattr(session, "budgeted", True) else None
 
 
 def finished_session(member: Membership, items_left: Callable[[], str]) -> StudySession | None:
@@ -370,7 +385,9 @@ def finished_session(member: Membership, items_left: Callable[[], str]) -> Study
         outcome = Outcome.SCREENED_OUT
     elif session_full(session):
         outcome = Outcome.COMPLETED
-    elif judged_in(session) and (items_left() == "none" or budget_refusal(member.project)):
+    elif judged_in(session) and (
+        items_left() == "none" or (getattr(session, "budgeted", True) and budget_refusal(member.project))
+    ):
         # The study ran out of items for them, or of money: they are paid for what they did.
         outcome = Outcome.COMPLETED
     if outcome is None:
