@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.accounts.erasure import erase_personal_data
+from annotation.items.inputs import spreadsheet_safe
 from annotation.judging.platforms import external_question_xml, study_url
 from annotation.models import DemographicResponse, Membership, PlatformWorker, StudyLink
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
@@ -65,16 +66,12 @@ def demographics_file(request: AuthenticatedHttpRequest, project_id: int) -> Htt
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["annotator", *names])
     for response in DemographicResponse.objects.filter(project=project).select_related("annotator"):
-        writer.writerow([response.annotator.username, *(csv_safe(response.answers.get(n)) for n in names)])
+        writer.writerow(
+            [response.annotator.username, *(spreadsheet_safe(response.answers.get(n)) for n in names)]
+        )
     answer = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
     answer["Content-Disposition"] = f'attachment; filename="project-{project.pk}-demographics.csv"'
     return answer
-
-
-def csv_safe(value: object) -> str:
-    """A free-text answer as a spreadsheet cell that cannot run as a formula."""
-    text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 @login_required
