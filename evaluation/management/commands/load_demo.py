@@ -55,6 +55,7 @@ from django.test.utils import override_settings
 from django.utils import timezone
 
 from annotation.judging.assignment import (
+    AssignmentError,
     RecordedJudgement,
     claim_next_task,
     items_left_for,
@@ -399,18 +400,23 @@ class Command(BaseCommand):
             )
             DemographicResponse.objects.create(project=project, annotator=annotator, answers=worker.answers)
             clock = -3600.0 * (PROLIFIC_WORKERS + MTURK_WORKERS - number) / 4  # their session, hours ago
-            while (lease := claim_next_task(project, annotator, rng=rng)) is not None:
+            for _ in range(link.tasks_per_session or 0):
+                try:
+                    lease = claim_next_task(project, annotator, rng=rng)
+                except AssignmentError:  # screened out (too many gold items wrong)
+                    break
+                if lease is None:
+                    break
                 task = lease.task
                 assert task.topic is not None  # a relevance item has its topic
                 label = worker.label(truth[(task.topic.external_id, task.document.external_id)], rng)
                 judgement = submit_judgement(lease.pk, annotator, {"label": label}).judgement
                 judgement.seconds_on_task = judgement.seconds_spent = worker.seconds(rng)
-                judgement.save(update_fields=["seconds_on_task", "seconds_spent"])
                 clock += judgement.seconds_on_task
                 recorded.append(judgement)
                 offsets.append(clock)
-                if session_over(project, annotator):
-                    break
+            session_over(project, annotator)  # full: its outcome stored, as their judging page would
+        Judgement.objects.bulk_update(recorded, ["seconds_on_task", "seconds_spent"])
         date_judgements(recorded, offsets)
         committed, _seconds = committed_cost(project, pay)
         pay.budget = (committed * 2).quantize(Decimal("0.01"))
