@@ -21,7 +21,7 @@ import io
 import math
 import re
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, ROUND_UP, Context, Decimal, getcontext
 from fractions import Fraction
@@ -531,18 +531,23 @@ def mturk_bulk_bonus(bonuses: Sequence[MTurkBonus], currency: str) -> str:
     return out.getvalue()
 
 
+def _rows_under(text: str, header: tuple[str, ...]) -> Iterator[tuple[str, list[str]]]:
+    """A CSV's rows after ``header`` (refused naming line 1 when it is not that), each with where it
+    stands ("line 7") for the caller's errors; empty lines are skipped."""
+    reader = csv.reader(io.StringIO(text))
+    first = next(reader, None)
+    if first is None or tuple(first) != header:
+        raise ValueError(f"line 1: the header must be {','.join(header)}, not {first}")
+    for row in reader:
+        if row:
+            yield f"line {reader.line_num}", row
+
+
 def parse_mturk_bulk_bonus(text: str) -> list[MTurkBonus]:
     """Read an MTurk bulk bonus CSV back, refusing what ``mturk_bulk_bonus`` refuses, line named."""
-    reader = csv.reader(io.StringIO(text))
-    header = next(reader, None)
-    if header is None or tuple(header) != MTURK_HEADER:
-        raise ValueError(f"line 1: the header must be {','.join(MTURK_HEADER)}, not {header}")
     bonuses: list[MTurkBonus] = []
     seen: set[tuple[str, str]] = set()
-    for row in reader:
-        where = f"line {reader.line_num}"
-        if not row:
-            continue
+    for where, row in _rows_under(text, MTURK_HEADER):
         if len(row) != len(MTURK_HEADER):
             raise ValueError(f"{where}: expected {len(MTURK_HEADER)} fields, got {len(row)}")
         worker_id, assignment_id, amount, reason = row
@@ -637,15 +642,8 @@ def accounting_csv(rows: Iterable[AccountingRow]) -> str:
 
 def parse_accounting_csv(text: str) -> list[AccountingRow]:
     """Read ``accounting_csv``'s output back; a malformed line is refused with its number."""
-    reader = csv.reader(io.StringIO(text))
-    header = next(reader, None)
-    if header is None or tuple(header) != ACCOUNTING_HEADER:
-        raise ValueError(f"line 1: the header must be {','.join(ACCOUNTING_HEADER)}, not {header}")
     rows: list[AccountingRow] = []
-    for row in reader:
-        where = f"line {reader.line_num}"
-        if not row:
-            continue
+    for where, row in _rows_under(text, ACCOUNTING_HEADER):
         if len(row) != len(ACCOUNTING_HEADER):
             raise ValueError(f"{where}: expected {len(ACCOUNTING_HEADER)} fields, got {len(row)}")
         try:

@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from annotation.crowd.pay import HOURS, CampaignCost
 from annotation.models import PaymentExport
-from annotation.pay.costs import budget_refusal, campaign, paid_so_far, project_pay
+from annotation.pay.costs import budget_refusal, campaign, paid_so_far, pay_by_worker, project_pay
 from annotation.pay.exports import PaymentError, make_payment_export
 from annotation.pay.views import PayForm
 from annotation.permissions import IsResearcher, owned_project
@@ -77,7 +77,7 @@ class PayView(APIView):
     def answer(self, project) -> dict:
         pay, cost, workers = campaign(project)
         paid = paid_so_far(project)
-        by_name = {p.worker: p for p in cost.pay}
+        by_name = pay_by_worker(cost)
         return {
             "settings": settings_json(pay),
             "figures": figures_json(cost),

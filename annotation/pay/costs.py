@@ -19,6 +19,7 @@ from annotation.crowd.pay import (
     ZERO,
     CampaignCost,
     PaySettings,
+    WorkerPay,
     WorkerWork,
     campaign_cost,
     cents,
@@ -133,6 +134,11 @@ def paid_workers(project: Project) -> tuple[list[PaidWorker], int]:
     return found, remaining
 
 
+def pay_by_worker(cost: CampaignCost) -> dict[str, WorkerPay]:
+    """Each worker's figures in ``cost``, by the worker's key (their pseudonym)."""
+    return {figures.worker: figures for figures in cost.pay}
+
+
 def campaign(project: Project) -> tuple[ProjectPay, CampaignCost, list[PaidWorker]]:
     pay = project_pay(project)
     workers, remaining = paid_workers(project)
@@ -208,7 +214,7 @@ def budget_refusal(project: Project) -> str | None:
 def due_to(pay: ProjectPay, cost: CampaignCost, workers: list[PaidWorker]) -> dict[int, Decimal]:
     """What each worker (by PlatformWorker id) is owed through the exports: their bonuses when the
     platform pays the base reward itself, else everything."""
-    by_name = {p.worker: p for p in cost.pay}
+    by_name = pay_by_worker(cost)
     due = {}
     for paid in workers:
         figures = by_name[paid.work.worker]

@@ -26,7 +26,7 @@ from annotation.models import (
     StudyLink,
     StudySession,
 )
-from annotation.pay.costs import campaign, due_to, paid_so_far
+from annotation.pay.costs import campaign, due_to, paid_so_far, pay_by_worker
 
 
 class PaymentError(ValueError):
@@ -93,7 +93,7 @@ def make_payment_export(project: Project, kind: str, by) -> PaymentExport | None
 def accounting_file(project: Project) -> str:
     """Every paid worker's figures, by pseudonym, with their platform id (blank once erased)."""
     _pay, cost, workers = campaign(project)
-    by_name = {p.worker: p for p in cost.pay}
+    by_name = pay_by_worker(cost)
     return accounting_csv(
         AccountingRow.from_pay(by_name[w.work.worker], w.worker.platform, w.worker.platform_id)
         for w in workers

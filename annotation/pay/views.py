@@ -14,7 +14,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.models import PaymentExport, ProjectPay, StudyLink
-from annotation.pay.costs import budget_refusal, campaign, paid_so_far, project_pay
+from annotation.pay.costs import budget_refusal, campaign, paid_so_far, pay_by_worker, project_pay
 from annotation.pay.exports import PaymentError, accounting_file, block_list, make_payment_export
 from annotation.permissions import AuthenticatedHttpRequest, owned_project
 
@@ -49,7 +49,7 @@ class PayForm(forms.ModelForm):
 def pay_context(project, form: PayForm | None = None) -> dict:
     pay, cost, workers = campaign(project)
     paid = paid_so_far(project)
-    figures = {p.worker: p for p in cost.pay}
+    figures = pay_by_worker(cost)
     rows = [
         {
             "worker": w.worker,
