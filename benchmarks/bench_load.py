@@ -267,6 +267,8 @@ def app_settings(name: str, database_url: str, redis_url: str, **extra: str) -> 
         "SECRET_KEY": f"bench-{name}-not-secret-0123456789abcdefghijklmnopqrstuvwxyz-0123456789",
         "ALLOWED_HOSTS": "127.0.0.1",
         "LOG_LEVEL": "WARNING",
+        # Every simulated crowd worker arrives from this machine's one address.
+        "STUDY_ARRIVALS_PER_ADDRESS": "1000000",
         **extra,
     }
 

@@ -168,13 +168,16 @@ AXES_LOCKOUT_CALLABLE = "cranfield.errors.locked_out"
 AXES_VERBOSE = False
 
 # The public account pages (sign-up with a code, invitation links, password reset) are throttled per
-# client address in the cache (annotation/accounts/throttle.py): at most SIGNUP_THROTTLE_ATTEMPTS posts, and
+# client address in the cache (annotation/throttle.py): at most SIGNUP_THROTTLE_ATTEMPTS posts, and
 # SIGNUP_THROTTLE_FAILURES wrong codes or dead links, per address per SIGNUP_THROTTLE_MINUTES.
 SIGNUP_THROTTLE_ATTEMPTS = int(os.environ.get("SIGNUP_THROTTLE_ATTEMPTS", "30"))
 SIGNUP_THROTTLE_FAILURES = int(os.environ.get("SIGNUP_THROTTLE_FAILURES", "10"))
 SIGNUP_THROTTLE_MINUTES = int(os.environ.get("SIGNUP_THROTTLE_MINUTES", "15"))
+# Starting a study link's session makes a pseudonymous account for a new worker id: at most this many
+# starts per address per SIGNUP_THROTTLE_MINUTES (a crowd's workers each come from their own address).
+STUDY_ARRIVALS_PER_ADDRESS = int(os.environ.get("STUDY_ARRIVALS_PER_ADDRESS", "60"))
 
-# Crowd platforms (annotation.accounts.platforms). A finished MTurk worker's browser posts the form
+# Crowd platforms (annotation.judging.platforms). A finished MTurk worker's browser posts the form
 # MTurk expects to the turkSubmitTo of their link, and only if it is one of these hosts; the study
 # pages may be shown in a frame of these (MTurk shows an ExternalQuestion in one).
 MTURK_SUBMIT_HOSTS = env_list(

@@ -7,8 +7,9 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from annotation.accounts.views import api_token, password_reset, refuse_password_spraying
+from annotation.accounts.views import api_token, password_reset
 from annotation.api import ProjectViewSet
+from annotation.throttle import refuse_password_spraying
 
 # Error pages in the site's look with a way back; JSON under /api/; a 503 saying so when the
 # database cannot be reached (cranfield/errors.py).

@@ -6,9 +6,6 @@ State changes only on POST.
 
 from __future__ import annotations
 
-from functools import wraps
-
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
@@ -23,7 +20,6 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.authtoken.models import Token
 
-from annotation.accounts import throttle
 from annotation.accounts.crowd_views import link_rows
 from annotation.accounts.forms import (
     AccountCreationForm,
@@ -50,53 +46,10 @@ from annotation.judging.coverage import eligible_memberships, project_coverage
 from annotation.judging.platforms import create_link
 from annotation.models import DemographicResponse, Invitation, Membership, Project, StudyLink
 from annotation.permissions import AuthenticatedHttpRequest, is_researcher, owned_project
+from annotation.throttle import failures, throttled
 
 # Sign-up logs the new account in through Django's own backend (axes' guards passwords typed at login).
 LOGIN_BACKEND = "django.contrib.auth.backends.ModelBackend"
-
-
-def too_many_attempts(request: HttpRequest, minutes: int | None = None) -> HttpResponse:
-    """429 with the page that says how long to wait (the sign-up window unless ``minutes`` is given)."""
-    minutes = minutes or settings.SIGNUP_THROTTLE_MINUTES
-    response = render(request, "registration/throttled.html", {"minutes": minutes}, status=429)
-    response["Retry-After"] = str(minutes * 60)
-    return response
-
-
-def throttled(scope: str, *, guesses: bool = False):
-    """Refuse (429) an address that spent its budget: every POST counts as an attempt of ``scope``;
-    with ``guesses``, an address that sent too many wrong codes or dead links is refused outright."""
-
-    def decorate(view):
-        @wraps(view)
-        def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-            if guesses and throttle.failures().spent(request):
-                return too_many_attempts(request)
-            if request.method == "POST":
-                attempts = throttle.attempts(scope)
-                if attempts.spent(request):
-                    return too_many_attempts(request)
-                attempts.count(request)
-            return view(request, *args, **kwargs)
-
-        return wrapper
-
-    return decorate
-
-
-def refuse_password_spraying(view):
-    """The login view, refusing (429) every login from an address that sent more wrong passwords than
-    ``LOGIN_FAILURES_PER_ADDRESS`` for any usernames in the window (axes locks one username from one
-    address; this stops one address trying a few passwords on many accounts)."""
-
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        budget = throttle.login_failures()
-        if request.method == "POST" and budget.spent(request):
-            return too_many_attempts(request, budget.minutes)
-        return view(request, *args, **kwargs)
-
-    return wrapper
 
 
 def welcome(request: HttpRequest, project: Project, created: bool) -> HttpResponse:
@@ -323,7 +276,7 @@ def signup(request: HttpRequest) -> HttpResponse:
                 login(request, user, backend=LOGIN_BACKEND)
                 return welcome(request, project, True)
         if form.wrong_code:
-            throttle.failures().count(request)
+            failures().count(request)
     return render(request, "registration/signup.html", {"form": form, "logged_in": logged_in})
 
 
@@ -352,7 +305,7 @@ def invitation(request: HttpRequest, token: str) -> HttpResponse:
     found = find_invitation(token)
     if found is None:
         if request.method == "POST":  # a GET can be sent by any page (an <img>): it guesses nothing
-            throttle.failures().count(request)
+            failures().count(request)
         return invitation_refused(request, "This invitation link is not valid.", None, status=404)
     project = found.project
     refusal = found.refusal()

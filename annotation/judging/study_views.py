@@ -27,6 +27,7 @@ from annotation.judging.platforms import (
 from annotation.judging.views import render_markdown, task_view
 from annotation.models import Membership, StudyLink, Task
 from annotation.permissions import AuthenticatedHttpRequest
+from annotation.throttle import throttled
 
 # A worker comes in through the link's own login: the pseudonymous account has no password.
 LOGIN_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -69,6 +70,7 @@ def sample_task(link: StudyLink) -> Task | None:
 
 @never_cache
 @require_http_methods(["GET", "POST"])
+@throttled("study-arrival")
 def study(request: HttpRequest, slug: str) -> HttpResponse:
     """A study link: MTurk's preview (a sample task, nothing leased), the welcome page with its Start
     button, and (POST) the start of a session: the worker becomes the link's pseudonymous annotator,
@@ -77,7 +79,7 @@ def study(request: HttpRequest, slug: str) -> HttpResponse:
     Security behavior: open to anyone with the link while it and its project are open; every
     parameter is checked (a missing, malformed or over-long id, or a turkSubmitTo that is not an
     allowed MTurk host, is a 400 page naming it, and nothing is made); the account made has no
-    password and no rights but judging this project.
+    password and no rights but judging this project; starts are throttled per address (429).
     """
     link = StudyLink.objects.select_related("project").filter(slug=slug[:40]).first()
     if link is None:

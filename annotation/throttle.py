@@ -1,4 +1,5 @@
-"""Throttling of the public account pages (sign-up, invitation links, password reset) per address.
+"""Throttling of the public pages (sign-up, invitation links, password reset, a study link's start) per
+address.
 
 Logging in is throttled by django-axes, per username and address, in the database, and here per address
 whatever the username (``login_failures``: password spraying across many accounts). Sign-up has no
@@ -16,13 +17,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import wraps
 
 from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
 from django.core.cache import cache
 from django.dispatch import receiver
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,11 @@ class Budget:
 
 
 def attempts(scope: str) -> Budget:
-    """Every POST to a public account page of ``scope`` (sign-up, invitation, password reset)."""
-    return Budget(scope, settings.SIGNUP_THROTTLE_ATTEMPTS, settings.SIGNUP_THROTTLE_MINUTES)
+    """Every POST to a public page of ``scope`` (sign-up, invitation, password reset, and the start of
+    a study link's session, which makes a pseudonymous account for a new worker id)."""
+    arrivals = scope == "study-arrival"
+    limit = settings.STUDY_ARRIVALS_PER_ADDRESS if arrivals else settings.SIGNUP_THROTTLE_ATTEMPTS
+    return Budget(scope, limit, settings.SIGNUP_THROTTLE_MINUTES)
 
 
 def failures() -> Budget:
@@ -72,3 +78,47 @@ def login_failures() -> Budget:
 def count_login_failure(sender, credentials=None, request: HttpRequest | None = None, **kwargs) -> None:
     if request is not None:
         login_failures().count(request)
+
+
+def too_many_attempts(request: HttpRequest, minutes: int | None = None) -> HttpResponse:
+    """429 with the page that says how long to wait (the sign-up window unless ``minutes`` is given)."""
+    minutes = minutes or settings.SIGNUP_THROTTLE_MINUTES
+    response = render(request, "registration/throttled.html", {"minutes": minutes}, status=429)
+    response["Retry-After"] = str(minutes * 60)
+    return response
+
+
+def throttled(scope: str, *, guesses: bool = False):
+    """Refuse (429) an address that spent its budget: every POST counts as an attempt of ``scope``;
+    with ``guesses``, an address that sent too many wrong codes or dead links is refused outright."""
+
+    def decorate(view):
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            if guesses and failures().spent(request):
+                return too_many_attempts(request)
+            if request.method == "POST":
+                budget = attempts(scope)
+                if budget.spent(request):
+                    return too_many_attempts(request)
+                budget.count(request)
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def refuse_password_spraying(view):
+    """The login view, refusing (429) every login from an address that sent more wrong passwords than
+    ``LOGIN_FAILURES_PER_ADDRESS`` for any usernames in the window (axes locks one username from one
+    address; this stops one address trying a few passwords on many accounts)."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        budget = login_failures()
+        if request.method == "POST" and budget.spent(request):
+            return too_many_attempts(request, budget.minutes)
+        return view(request, *args, **kwargs)
+
+    return wrapper
