@@ -428,6 +428,8 @@ class Membership(models.Model):
     )
 
     objects = MembershipQuerySet.as_manager()
+    # Not a field: a link worker's session as the claim in this request read it (judging.platforms).
+    study_session: StudySession | None = None
 
     class Meta:
         ordering = ["project", "annotator"]
@@ -545,9 +547,11 @@ class StudyLink(models.Model):
         default=1, validators=[MinValueValidator(1)], help_text="How many sessions one worker may take."
     )
     gold_failures_allowed = models.PositiveSmallIntegerField(
+        "failed checks allowed",
         null=True,
         blank=True,
-        help_text="A worker who answers more gold items wrongly than this is screened out; empty: never.",
+        help_text="A worker who fails more checks than this (gold items answered wrongly; in rating "
+        "projects also attention checks) is screened out; empty: never.",
     )
     active = models.BooleanField(default=True)
     created_by = models.ForeignKey(

@@ -37,6 +37,7 @@ from django.utils import timezone
 from annotation.items.counts import has_qualification_items
 from annotation.models import Judgement, Membership, PlatformWorker, ProjectPay, StudyLink, StudySession, Task
 from annotation.pay.costs import budget_refusal
+from annotation.quality.attention_results import attention_results
 from annotation.quality.qualification import attempts_left
 
 Platform = StudyLink.Platform
@@ -335,9 +336,20 @@ def gold_failures(member: Membership) -> int:
     return sum(1 for answer, gold in answers if not project.type.answers_agree(gold or {}, answer))
 
 
+def failed_checks(member: Membership) -> int:
+    """How many checks the member failed: gold items answered against the gold answer and, in a
+    rating project, attention checks (a repeat rated apart from the first rating, a spoiled output
+    rated no lower than the original)."""
+    failed = gold_failures(member)
+    if member.project.is_rating:
+        result = attention_results(member.project, member.annotator_id).get(member.annotator_id)
+        failed += result.total - result.passed if result else 0
+    return failed
+
+
 def screened_out(member: Membership, session: StudySession) -> bool:
     """Is the worker out of the study: blocked, out of qualification attempts, or past the link's
-    limit on failed gold checks?"""
+    limit on failed checks (gold items, attention checks)?"""
     project = member.project
     if member.blocked:
         return True
@@ -348,14 +360,17 @@ def screened_out(member: Membership, session: StudySession) -> bool:
     ):
         return True
     limit = session.link.gold_failures_allowed
-    return limit is not None and gold_failures(member) > limit
+    return limit is not None and failed_checks(member) > limit
 
 
 def session_refusal(member: Membership) -> str | None:
     """Why a link worker may not take another task in their session now, or None. Asked by the
     assignment engine at every claim of a link worker (never at a submission: an answer to a task in
-    hand is kept even when the session's time ran out while it was being written)."""
-    session = current_session(member)
+    hand is kept even when the session's time ran out while it was being written).
+
+    The session read is kept on the member (``member.study_session``): its ``judged_now`` is the
+    worker's count that the judging page shows, so the page need not count again."""
+    session = member.study_session = current_session(member)
     if session is None:
         return "Open your study link again to start a session."
     if session.outcome != Outcome.OPEN:

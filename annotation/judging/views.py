@@ -143,16 +143,18 @@ def answer_in_words(project: Project, answer: dict) -> str:
     return project.type.describe_answer(project.config, answer).strip("“”")
 
 
-def project_progress(project: Project, annotator) -> dict:
-    """The numbers an annotator sees: items complete in the project, and their own count."""
+def project_progress(project: Project, annotator, judged: int | None = None) -> dict:
+    """The numbers an annotator sees: items complete in the project, and their own count
+    (``judged``, when the caller has just read it)."""
     total, complete = item_counts(project.pk)
-    # Qualification answers are not judgements, so this counts every task the annotator judged.
-    mine = Judgement.objects.filter(project=project, annotator=annotator)
+    if judged is None:
+        # Qualification answers are not judgements, so this counts every task the annotator judged.
+        judged = Judgement.objects.filter(project=project, annotator=annotator).count()
     return {
         "items_total": total,
         "items_complete": complete,
         "percent": round(100 * complete / total) if total else 0,
-        "judged_by_me": mine.count(),
+        "judged_by_me": judged,
     }
 
 
@@ -239,6 +241,8 @@ def judging_page(
     )
     if previous is True:
         previous = last_judgement(project, request.user)
+    # A link worker's claim in this request read their session with their count of judgements.
+    session = member.study_session if member is not None else None
     context = {
         "project": project,
         "assignment": assignment,
@@ -259,7 +263,7 @@ def judging_page(
         "one_key": project.one_key_answers and project.type.answered_by_keys,
         "instructions": render_markdown(project.instructions),
         "examples": render_markdown(project.examples),
-        **project_progress(project, request.user),
+        **project_progress(project, request.user, getattr(session, "judged_now", None)),
     }
     if assignment:
         # An answer just refused comes back as it was sent, to be mended rather than written again.

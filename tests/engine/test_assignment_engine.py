@@ -277,3 +277,7 @@ def test_attention_results_separate_attentive_from_careless_raters(researcher, a
     good, bad = results[annotators[0].pk], results[annotators[1].pk]
     assert good.total > 0 and good.pass_rate == 1.0
     assert bad.total > 0 and bad.pass_rate < 0.5
+    # One annotator's results alone (what a study link's screen-out reads) are theirs in the whole.
+    for annotator in annotators[:2]:
+        assert attention_results(project, annotator.pk) == {annotator.pk: results[annotator.pk]}
+    assert attention_results(project, annotators[2].pk) == {}

@@ -158,6 +158,21 @@ def test_a_worker_may_take_as_many_sessions_as_the_link_allows(client, project):
     assert client.post(prolific_url(link, session="s3")).status_code == 409
 
 
+def test_starts_of_sessions_are_throttled_per_address(client, project, settings):
+    """A script cannot make pseudonymous accounts by the thousand through an open link: each address
+    may start STUDY_ARRIVALS_PER_ADDRESS sessions per window; others' addresses are not affected."""
+    settings.STUDY_ARRIVALS_PER_ADDRESS = 2
+    link = prolific(project)
+    pids = [f"{i:024x}" for i in range(4)]
+    answers = [client.post(prolific_url(link, pid), REMOTE_ADDR="10.0.0.8").status_code for pid in pids[:3]]
+    assert answers == [302, 302, 429]
+    assert PlatformWorker.objects.count() == 2  # the refused start made nothing
+    refused = client.post(prolific_url(link, pids[2]), REMOTE_ADDR="10.0.0.8")
+    assert refused.status_code == 429 and refused["Retry-After"] == str(settings.SIGNUP_THROTTLE_MINUTES * 60)
+    assert client.get(prolific_url(link, pids[3]), REMOTE_ADDR="10.0.0.8").status_code == 200  # reading: free
+    assert client.post(prolific_url(link, pids[3]), REMOTE_ADDR="10.0.0.9").status_code == 302
+
+
 @pytest.mark.parametrize(
     ("query", "named"),
     [
@@ -311,6 +326,32 @@ def test_a_worker_past_the_links_limit_on_failed_gold_items_is_screened_out(clie
         "study-done", args=[link.slug]
     )
     assert StudySession.objects.get().outcome == StudySession.Outcome.SCREENED_OUT
+
+
+def test_in_a_rating_project_failed_attention_checks_count_towards_the_screen_out(
+    client, researcher, annotators
+):
+    from annotation.judging.assignment import claim_next_task, submit_judgement
+    from tests.annotation.factories import make_likert_project
+
+    project = make_likert_project(researcher, annotators[:1], items=6, k=2, attention_rate=1.0)
+    # Someone rated every original low, so a spoiled copy rated 5 is not rated lower: a failed check.
+    while (lease := claim_next_task(project, annotators[0])) is not None:
+        submit_judgement(lease.pk, annotators[0], {"scores": {"quality": 1, "coherence": 1}})
+    link = prolific(project, tasks_per_session=5, gold_failures_allowed=0, screenout_code="OUT")
+    client.post(prolific_url(link))
+    client.post(reverse("claim", args=[project.pk]))
+    lease = Assignment.objects.get(status=Assignment.Status.ACTIVE)
+    assert lease.task.kind == Task.Kind.DEGRADED  # every claim serves a check while one is left
+    spoiled_rated_high = {"scores.quality": "5", "scores.coherence": "5"}
+    client.post(reverse("submit", args=[project.pk, lease.pk]), spoiled_rated_high)
+    # No next task: the failed check is past the link's limit, so the worker goes to the screen-out code.
+    assert not Assignment.objects.filter(status=Assignment.Status.ACTIVE).exists()
+    assert client.get(reverse("judge", args=[project.pk]))["Location"] == reverse(
+        "study-done", args=[link.slug]
+    )
+    assert StudySession.objects.get().outcome == StudySession.Outcome.SCREENED_OUT
+    assert "OUT" in client.get(reverse("study-done", args=[link.slug])).content.decode()
 
 
 def test_the_done_page_is_only_for_the_links_own_workers(client, project, annotators):
