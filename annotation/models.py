@@ -428,8 +428,9 @@ class Membership(models.Model):
     )
 
     objects = MembershipQuerySet.as_manager()
-    # Not a field: a link worker's session as the claim in this request read it (judging.platforms).
-    study_session: StudySession | None = None
+    # Not a field: a link worker's session as the claim in this request read it (a SessionCheck of
+    # annotation.judging.platforms, whose judged_now the judging page shows).
+    study_session: object = None
 
     class Meta:
         ordering = ["project", "annotator"]
