@@ -176,6 +176,9 @@ SIGNUP_THROTTLE_MINUTES = int(os.environ.get("SIGNUP_THROTTLE_MINUTES", "15"))
 # Starting a study link's session makes a pseudonymous account for a new worker id: at most this many
 # starts per address per SIGNUP_THROTTLE_MINUTES (a crowd's workers each come from their own address).
 STUDY_ARRIVALS_PER_ADDRESS = int(os.environ.get("STUDY_ARRIVALS_PER_ADDRESS", "60"))
+# A finished worker's page goes back to their platform with the code after this many seconds, unless
+# they choose to stay (the button there goes at once).
+STUDY_RETURN_SECONDS = int(os.environ.get("STUDY_RETURN_SECONDS", "15"))
 
 # Crowd platforms (annotation.judging.platforms). A finished MTurk worker's browser posts the form
 # MTurk expects to the turkSubmitTo of their link, and only if it is one of these hosts; the study

@@ -376,13 +376,18 @@ def screened_out(member: Membership, failed_checks_allowed: int | None) -> bool:
         and attempts_left(project, member.annotator) == 0
     ):
         return True
+    return past_check_limit(member, failed_checks_allowed)
+
+
+def past_check_limit(member: Membership, failed_checks_allowed: int | None) -> bool:
     return failed_checks_allowed is not None and failed_checks(member) > failed_checks_allowed
 
 
 def session_refusal(member: Membership) -> str | None:
     """Why a link worker may not take another task in their session now, or None. Asked by the
     assignment engine at every claim of a link worker (never at a submission: an answer to a task in
-    hand is kept even when the session's time ran out while it was being written).
+    hand is kept even when the session's time ran out while it was being written), after
+    ``work_refusal`` let the member work: not blocked, and qualified where the project asks it.
 
     The session read is kept on the member (``member.study_session``): its ``judged_now`` is the
     worker's count that the judging page shows, so the page need not count again."""
@@ -391,7 +396,7 @@ def session_refusal(member: Membership) -> str | None:
         return "Open your study link again to start a session."
     if session.outcome != Outcome.OPEN:
         return "This session is over: open your study link again for the code."
-    if screened_out(member, session.failed_checks_allowed):
+    if past_check_limit(member, session.failed_checks_allowed):
         return "You cannot go on in this study."
     if session.full:
         return "This session is complete."

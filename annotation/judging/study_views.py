@@ -148,7 +148,8 @@ def study_done(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     if session is None:
         return redirect("judge", project_id=link.project_id)
     study_exit = exit_for(session)
-    response = study_page(request, session.link, {"session": session, "exit": study_exit})
+    context = {"session": session, "exit": study_exit, "return_seconds": settings.STUDY_RETURN_SECONDS}
+    response = study_page(request, session.link, context)
     if study_exit.submit_to:
         # The form to MTurk leaves this site: the policy allows its host, and MTurk's own hosts, to
         # which its externalSubmit may redirect (a browser holds form-action to every redirect too).

@@ -4,8 +4,8 @@ judges a session of three items and gets the completion code and the way back to
 desktop and on a phone-sized screen); a participant who fails the one allowed qualification attempt
 gets the screen-out code at once; an MTurk worker previews the HIT (nothing leased), accepts it,
 judges two items and submits the form MTurk expects, which reaches a local stand-in for MTurk's
-``/mturk/externalSubmit``. Nothing here goes to the network: the way back to Prolific is read from
-the link, never followed."""
+``/mturk/externalSubmit``; a finished participant goes back to Prolific with the code after a
+countdown they can stop. Nothing here goes to the network: Prolific is a stand-in of the test's."""
 
 from __future__ import annotations
 
@@ -179,8 +179,9 @@ def fits_the_screen(page, viewport: dict[str, int]) -> None:
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
 def test_a_prolific_participant_qualifies_judges_a_session_and_gets_the_completion_code(
-    live_server, browser, artifacts, viewport
+    live_server, browser, artifacts, viewport, settings
 ):
+    settings.STUDY_RETURN_SECONDS = 600  # the page is read here; the going back is tested below
     project = study_project(items=4, qualification=True)
     link = create_link(
         project,
@@ -205,6 +206,7 @@ def test_a_prolific_participant_qualifies_judges_a_session_and_gets_the_completi
         back = page.locator("#study-return")
         assert back.get_attribute("href") == "https://app.prolific.com/submissions/complete?cc=C0MPLETE"
         assert has_focus(page, "#study-return")  # one Enter takes them back to Prolific (not pressed)
+        page.locator("#study-countdown").wait_for()  # … and so does the countdown (study.js shows it)
         fits_the_screen(page, viewport)
         page.screenshot(path=str(artifacts / f"study-prolific-done-{size}.png"), full_page=True)
 
@@ -230,8 +232,9 @@ def test_a_prolific_participant_qualifies_judges_a_session_and_gets_the_completi
 
 
 def test_a_participant_who_fails_the_qualification_gets_the_screen_out_code_at_once(
-    live_server, browser, artifacts
+    live_server, browser, artifacts, settings
 ):
+    settings.STUDY_RETURN_SECONDS = 600
     project = study_project(items=3, qualification=True, attempts=1)
     link = create_link(
         project,
@@ -269,6 +272,40 @@ def test_a_participant_who_fails_the_qualification_gets_the_screen_out_code_at_o
     assert PlatformWorker.objects.count() == 1
     assert not Judgement.objects.exists()
     assert not Assignment.objects.exists()
+
+
+def test_the_end_goes_back_to_prolific_with_the_code_by_itself_unless_the_worker_stays(
+    live_server, browser, settings
+):
+    """The countdown takes the finished participant to Prolific's completion URL with the code (a
+    stand-in answers there: nothing goes to the network); "Stay on this page" stops it."""
+    settings.STUDY_RETURN_SECONDS = 2
+    project = study_project(items=2)
+    link = create_link(
+        project, None, platform=StudyLink.Platform.PROLIFIC, tasks_per_session=1, completion_code="C0MPLETE"
+    )
+    completion = "https://app.prolific.com/submissions/complete?cc=C0MPLETE"
+    with worker_page(browser, DESKTOP) as page:
+        reached: list[str] = []
+
+        def prolific_stand_in(route) -> None:
+            reached.append(route.request.url)
+            route.fulfill(status=200, content_type="text/html", body="<title>Prolific</title>Completed")
+
+        page.route("https://app.prolific.com/**", prolific_stand_in)
+        start_session(page, prolific_url(live_server.url, link), "a session is 1 item")
+        judge_by_keyboard(page, "r")
+        page.wait_for_url(completion)
+        assert reached == [completion]
+
+        done = f"{live_server.url}/study/{link.slug}/done/"
+        page.goto(done)
+        page.locator("#study-countdown").wait_for()
+        press_on(page, "#study-stay")
+        page.get_by_text("You stay on this page").wait_for()
+        page.wait_for_timeout(3_000)  # past the countdown's two seconds
+        assert page.url == done and reached == [completion]
+        assert has_focus(page, "#study-return")
 
 
 # -- Mechanical Turk ------------------------------------------------------------------------------------

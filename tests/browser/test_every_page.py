@@ -429,6 +429,8 @@ def walk(django_db_setup, django_db_blocker, live_server, browser, artifacts) ->
         GROUND_TRUTH_EMBEDDED_RUNNER="manual",
         ROOT_URLCONF="tests.error_urls",
         ALLOWED_HOSTS=["localhost", "127.0.0.1"],
+        # The crowd worker's page rests on their done page: its countdown must not leave for Prolific.
+        STUDY_RETURN_SECONDS=3600,
     )
     with django_db_blocker.unblock(), quick:
         cache.clear()
