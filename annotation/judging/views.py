@@ -42,7 +42,7 @@ from annotation.judging.assignment import (
 )
 from annotation.judging.display.highlight import query_terms
 from annotation.judging.display.reading import text_part
-from annotation.judging.platforms import finished_session
+from annotation.judging.platforms import finished_session, session_check
 from annotation.models import Assignment, Judgement, Membership, Project, Task
 from annotation.permissions import AuthenticatedHttpRequest, is_researcher
 from annotation.quality.qualification import (
@@ -201,6 +201,11 @@ INLINE_VALUE = "inline"
 PAGE_HEADER = "X-Judging-Page"
 
 
+def minutes_and_seconds(seconds: int | None) -> str:
+    """``seconds`` as a clock shows them ("12:05"); empty for None."""
+    return "" if seconds is None else f"{seconds // 60}:{seconds % 60:02d}"
+
+
 def wants_page_inline(request: AuthenticatedHttpRequest) -> bool:
     return request.headers.get(INLINE_HEADER) == INLINE_VALUE
 
@@ -241,8 +246,12 @@ def judging_page(
     )
     if previous is True:
         previous = last_judgement(project, request.user)
-    # A link worker's claim in this request read their session with their count of judgements.
-    session = member.study_session if member is not None else None
+    # A link worker's session, as their claim in this request read it (or read now): their count
+    # of judgements, and the session's own progress and time left.
+    session = None
+    study_worker = member is not None and member.joined_via == Membership.JoinedVia.STUDY_LINK
+    if member is not None and study_worker:
+        session = member.study_session = member.study_session or session_check(member)
     context = {
         "project": project,
         "assignment": assignment,
@@ -250,7 +259,9 @@ def judging_page(
         # Without a task in hand: is there one to get, so that the button is worth offering?
         "left": items_left_for(project, request.user) if not (assignment or refusal) else None,
         "needs_qualification": needs_test,
-        "study_worker": member is not None and member.joined_via == Membership.JoinedVia.STUDY_LINK,
+        "study_worker": study_worker,
+        "session": session,
+        "session_time_left": minutes_and_seconds(getattr(session, "seconds_left", None)),
         "needs_consent": refusal is not None
         and member is not None
         and bool(project.consent_text)
@@ -270,7 +281,7 @@ def judging_page(
         refused = request.session.pop(refused_answer_key(assignment.pk), None)
         context.update(task_view(project, assignment.task, refused, query=request.GET))
         seconds = int(seconds_since(assignment.shown_at, timezone.now()) or 0)
-        context.update(seconds_on_task=seconds, time_on_task=f"{seconds // 60}:{seconds % 60:02d}")
+        context.update(seconds_on_task=seconds, time_on_task=minutes_and_seconds(seconds))
     response = render(request, "annotation/judge.html", context)
     response[PAGE_HEADER] = "1"
     return response

@@ -308,6 +308,22 @@ def test_the_end_goes_back_to_prolific_with_the_code_by_itself_unless_the_worker
         assert has_focus(page, "#study-return")
 
 
+def test_a_timed_sessions_time_left_counts_down_on_the_judging_page(live_server, browser):
+    project = study_project(items=2)
+    link = create_link(project, None, platform=StudyLink.Platform.PROLIFIC, minutes_per_session=5)
+    with worker_page(browser, PHONE) as page:
+        start_session(page, prolific_url(live_server.url, link), "a session lasts 5 minutes")
+        page.wait_for_url(f"**/projects/{project.pk}/judge/")
+        press_on(page, '#claim-form button[type="submit"]')
+        page.get_by_role("heading", name=f"Topic: {TOPIC}").wait_for()
+        left = page.locator("#session-left")
+        first = left.inner_text()
+        assert first in {"5:00", "4:59", "4:58"}
+        page.wait_for_timeout(2_100)
+        later = left.inner_text()
+        assert later < first and later.startswith("4:5"), (first, later)
+
+
 # -- Mechanical Turk ------------------------------------------------------------------------------------
 
 

@@ -288,6 +288,21 @@ def test_a_session_of_minutes_ends_when_its_time_is_up_but_keeps_the_answer_in_h
     )
 
 
+def test_the_judging_page_shows_the_sessions_progress_and_the_time_it_has_left(client, project):
+    sized = prolific(project, tasks_per_session=3)
+    client.post(prolific_url(sized))
+    judge(client, project)
+    page = client.get(reverse("judge", args=[project.pk])).content.decode()
+    assert "This session: 1 of 3 items." in page and "session-left" not in page
+    client.logout()
+    timed = prolific(project, tasks_per_session=None, minutes_per_session=20)
+    client.post(prolific_url(timed, OTHER_PID))
+    page = client.get(reverse("judge", args=[project.pk])).content.decode()
+    shown = r'This session: 0 items; time left <span id="session-left" [^>]*data-seconds="(\d+)">(\d+):\d\d<'
+    left = re.search(shown, page)
+    assert left and 1190 <= int(left.group(1)) <= 1200 and left.group(2) in {"19", "20"}
+
+
 def test_a_worker_who_fails_the_qualification_gets_the_screen_out_code_at_once(client, researcher):
     project = Project.objects.create(
         name="Qualified", owner=researcher, assignments_per_task=1, qualification_attempts_allowed=1

@@ -141,16 +141,26 @@
     }
 
     // Time on this task, from the seconds the server counted when it rendered the page (no clock
-    // of this machine is compared with the server's).
+    // of this machine is compared with the server's); for a crowd worker's session of minutes, the
+    // time it has left, counted down the same way (an answer to the task in hand still counts after).
     if (ticker) clearInterval(ticker);
     ticker = null;
     var elapsed = document.getElementById("elapsed");
-    if (elapsed) {
-      var shownBefore = parseInt(elapsed.dataset.seconds, 10) || 0;
+    var left = document.getElementById("session-left");
+    if (elapsed || left) {
+      var shownBefore = elapsed ? parseInt(elapsed.dataset.seconds, 10) || 0 : 0;
+      var leftAtStart = left ? parseInt(left.dataset.seconds, 10) || 0 : 0;
       var since = Date.now();
+      var clock = function (seconds) {
+        return Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
+      };
       var tick = function () {
-        var seconds = shownBefore + Math.max(0, Math.floor((Date.now() - since) / 1000));
-        elapsed.textContent = Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
+        var passed = Math.max(0, Math.floor((Date.now() - since) / 1000));
+        if (elapsed) elapsed.textContent = clock(shownBefore + passed);
+        if (left) {
+          left.textContent = leftAtStart > passed
+            ? clock(leftAtStart - passed) : "none (your answer to this item still counts)";
+        }
       };
       tick();
       ticker = setInterval(tick, 1000);
