@@ -4,11 +4,13 @@ judges a session of three items and gets the completion code and the way back to
 desktop and on a phone-sized screen); a participant who fails the one allowed qualification attempt
 gets the screen-out code at once; an MTurk worker previews the HIT (nothing leased), accepts it,
 judges two items and submits the form MTurk expects, which reaches a local stand-in for MTurk's
-``/mturk/externalSubmit``; a finished participant goes back to Prolific with the code after a
+``/mturk/externalSubmit``, also from inside a frame of a stand-in for MTurk's worker site (the work
+then opens in a tab of its own); a finished participant goes back to Prolific with the code after a
 countdown they can stop. Nothing here goes to the network: Prolific is a stand-in of the test's."""
 
 from __future__ import annotations
 
+import html
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -328,11 +330,14 @@ def test_a_timed_sessions_time_left_counts_down_on_the_judging_page(live_server,
 
 
 class SubmitRecorder(ThreadingHTTPServer):
-    """A stand-in for MTurk's ``turkSubmitTo`` host on 127.0.0.1: records each POST (path, form)."""
+    """A stand-in for MTurk's ``turkSubmitTo`` host on 127.0.0.1: records each POST (path, form);
+    a GET shows the HIT as MTurk's worker site does, the ExternalQuestion in a frame (``frame_src``).
+    It is another site than the live server's (localhost), as MTurk is."""
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), RecordSubmission)
         self.received: list[tuple[str, dict[str, list[str]]]] = []
+        self.frame_src = ""
 
     @property
     def origin(self) -> str:
@@ -347,6 +352,18 @@ class RecordSubmission(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
         self.server.received.append((self.path, parse_qs(body)))
         page = b"<!doctype html><title>HIT submitted</title><h1>HIT submitted</h1>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
+
+    def do_GET(self) -> None:
+        source = html.escape(self.server.frame_src)
+        page = (
+            "<!doctype html><title>HIT</title><h1>A HIT on the worker site</h1>"
+            f'<iframe id="hit" title="The HIT" width="1000" height="600" src="{source}"></iframe>'
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(page)))
@@ -422,3 +439,57 @@ def test_an_mturk_worker_previews_accepts_judges_and_submits_the_hit_to_mturk(
     assert session.outcome == StudySession.Outcome.COMPLETED
     labels = Judgement.objects.filter(annotator=worker.annotator).values_list("label", flat=True)
     assert sorted(labels) == [0, 1] and Judgement.objects.count() == 2
+
+
+def test_inside_mturks_frame_the_hit_opens_in_a_tab_of_its_own_and_is_submitted_from_there(
+    live_server, browser, mturk, settings
+):
+    """MTurk shows an ExternalQuestion in a frame of its worker site, where the browser may refuse
+    Cranfield's session cookie (a third party's): the welcome page in the frame opens the work in a
+    tab, which judges and submits the HIT. A site not in MTURK_FRAME_ANCESTORS cannot frame it."""
+    settings.MTURK_FRAME_ANCESTORS = [mturk.origin]
+    project = study_project(items=2)
+    link = create_link(project, None, platform=StudyLink.Platform.MTURK, tasks_per_session=1)
+    accepted = {
+        "assignmentId": MTURK_ASSIGNMENT,
+        "hitId": MTURK_HIT,
+        "workerId": MTURK_WORKER,
+        "turkSubmitTo": mturk.origin,
+    }
+    mturk.frame_src = f"{live_server.url}/study/{link.slug}/?{urlencode(accepted)}"
+    with worker_page(browser, DESKTOP) as page:
+        page.goto(f"{mturk.origin}/hit")
+        frame = page.frame_locator("#hit")
+        frame.get_by_role("heading", name="Jet noise", exact=True).wait_for()
+        start = frame.get_by_role("link", name="Start (opens in a new tab)")
+        start.focus()
+        with page.context.expect_page() as opened:
+            page.keyboard.press("Enter")
+        tab = opened.value
+        tab.set_default_timeout(15_000)
+        tab.get_by_text("a session is 1 item").wait_for()
+        press_on(tab, 'main form[method="post"] button[type="submit"]')
+        judge_by_keyboard(tab, "r")
+        press_on(tab, '#mturk-submit button[type="submit"]')
+        tab.wait_for_url(f"{mturk.origin}/mturk/externalSubmit")
+    assert mturk.received == [
+        (
+            "/mturk/externalSubmit",
+            {"assignmentId": [MTURK_ASSIGNMENT], "completion_code": [link.completion_code]},
+        )
+    ]
+    assert Judgement.objects.count() == 1
+
+    # Another site framing the link: the browser refuses the frame (the policy's frame-ancestors).
+    settings.MTURK_FRAME_ANCESTORS = ["https://worker.mturk.com"]
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        refused: list[str] = []
+        page.on("console", lambda message: refused.append(message.text))
+        page.goto(f"{mturk.origin}/hit")
+        page.wait_for_timeout(1_000)
+        assert any("frame-ancestors" in text for text in refused), refused
+        assert page.frame_locator("#hit").get_by_role("heading", name="Jet noise", exact=True).count() == 0
+    finally:
+        context.close()
