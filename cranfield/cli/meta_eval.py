@@ -73,8 +73,6 @@ def read_scores(path: str) -> list[tuple[str, str, float]]:
 
 
 def run_meta_eval(args: argparse.Namespace) -> int:
-    from evaluation.metrics import meta_evaluation as meta
-
     if args.resamples < 0:
         raise CommandError(f"--resamples must be >= 0, got {args.resamples}")
     unknown = [path for path in args.lower_is_better if path not in args.metrics]
@@ -88,37 +86,66 @@ def run_meta_eval(args: argparse.Namespace) -> int:
         else read_scores(path)
         for path in args.metrics
     }
-    human_means = meta.system_means(human)
-    report: dict[str, dict] = {}
-    for path, scores in metrics.items():
-        if not meta.paired(scores, human):
-            raise CommandError(f"{path}: no (system, input) in common with {args.human}")
-        rows = meta.correlations(scores, human, resamples=args.resamples, seed=args.seed)
-        accuracy, accuracy_reason = meta.ranking_accuracy(meta.system_means(scores), human_means)
-        report[path] = {
-            "correlations": [{key: finite(value) for key, value in vars(row).items()} for row in rows],
-            "pairwise_accuracy": accuracy,
-            "pairwise_accuracy_reason": accuracy_reason,
-            "negated": path in args.lower_is_better,
-        }
-    means = {path: meta.system_means(scores) for path, scores in metrics.items()}
-    williams = meta.williams_tests(next(iter(metrics)), means, human_means) if len(metrics) > 1 else None
+    report = {path: metric_report(args, path, scores, human) for path, scores in metrics.items()}
+    williams = williams_report(human, metrics) if len(metrics) > 1 else None
     if args.json:
         found: dict[str, object] = {"williams": [], "williams_systems": None, "williams_reason": None}
         if williams is not None:
             found = {
-                "williams": williams.tests,
+                "williams": [{key: finite(value) for key, value in test.items()} for test in williams.tests],
                 "williams_systems": williams.systems,
                 "williams_reason": williams.reason,
             }
-        json.dump({"metrics": report, **found}, sys.stdout, indent=2)
+        json.dump({"metrics": report, **found}, sys.stdout, indent=2, allow_nan=False)
         print()
         return 0
+    print_report(report, williams)
+    return 0
+
+
+def metric_report(args: argparse.Namespace, path: str, scores: list, human: list) -> dict:
+    from evaluation.metrics import meta_evaluation as meta
+
+    if not meta.paired(scores, human):
+        raise CommandError(f"{path}: no (system, input) in common with {args.human}")
+    rows = meta.correlations(scores, human, resamples=args.resamples, seed=args.seed)
+    # Over the outputs both sides score, as the correlations.
+    accuracy, accuracy_reason = meta.ranking_accuracy(*meta.paired_system_means(scores, human))
+    return {
+        "correlations": [{key: finite(value) for key, value in vars(row).items()} for row in rows],
+        "pairwise_accuracy": accuracy,
+        "pairwise_accuracy_reason": accuracy_reason,
+        "negated": path in args.lower_is_better,
+        "left_out": meta.one_sided(scores, human),
+    }
+
+
+def williams_report(human: list, metrics: dict[str, list]):
+    """Williams' test of the first metric against each other one, on the outputs that the humans
+    and every metric score."""
+    from evaluation.metrics import meta_evaluation as meta
+
+    shared_human, shared = meta.shared_outputs(human, metrics)
+    if not shared_human:
+        return meta.WilliamsReport(0, [], "no output is scored by the humans and every metric")
+    means = {path: meta.system_means(rows) for path, rows in shared.items()}
+    return meta.williams_tests(next(iter(metrics)), means, meta.system_means(shared_human))
+
+
+def print_report(report: dict[str, dict], williams) -> None:
     for path, result in report.items():
         accuracy = result["pairwise_accuracy"]
         shown = f"{accuracy:.4f}" if accuracy is not None else f"none, {result['pairwise_accuracy_reason']}"
         name = f"-{path} (negated: lower is better)" if result["negated"] else path
         print(f"{name}   pairwise system-ranking accuracy {shown}")
+        left = result["left_out"]
+        if any(left.values()):
+            print(
+                "  left out, scored on one side only: "
+                f"{left['outputs_without_rating']} outputs ({left['systems_without_rating']} systems) "
+                f"without a rating, {left['outputs_without_score']} outputs "
+                f"({left['systems_without_score']} systems) without a score"
+            )
         for row in result["correlations"]:
             if row["value"] is None:
                 why = row["reason"] or "undefined (a constant side)"
@@ -137,7 +164,6 @@ def run_meta_eval(args: argparse.Namespace) -> int:
             f"Williams (system level): {test['first']} over {test['second']}: "
             f"t = {test['t']:.3f}, p = {test['p_value']:.4f} (one-sided, {test['degrees_of_freedom']} df)"
         )
-    return 0
 
 
 def finite(value):

@@ -14,6 +14,11 @@ document, a dialogue, a source sentence) — one set from a metric, one from a h
 
 Below the minimums of ``annotation.crowd.minimums`` (points for a correlation, inputs for an
 interval, systems for Williams' test and for an accuracy) a figure is not given, and the reason is.
+
+Every system-level figure (the correlation, pairwise accuracy, Williams' test) compares system means
+over the same outputs: those that both sides score (``paired_system_means``; for Williams' test, the
+humans and every metric: ``shared_outputs``), so an output without a rating or a score never counts on
+one side only. Means keep ties as ties (``mean``).
 """
 
 from __future__ import annotations
@@ -37,6 +42,27 @@ from evaluation.metrics.intervals import expanded_probabilities
 Record = tuple[str, str, float]  # (system, input, value)
 METHODS = ("pearson", "spearman", "kendall")
 LEVELS = ("summary", "system", "global")
+
+# Equal means must tie in ranks, Kendall's tau and pairwise accuracy, but summed in another order (or
+# from ratings averaged over three raters, thirds no float holds exactly) they differ in the last bits:
+# 3.1 against 3.1000000000000005. A mean is therefore kept to 12 significant digits, far below any
+# difference a metric or a rater makes and far above float rounding.
+MEAN_DIGITS = 12
+
+
+def tied(value: float) -> float:
+    """``value`` to MEAN_DIGITS significant digits: equal means computed apart compare equal."""
+    return float(f"{value:.{MEAN_DIGITS}g}")
+
+
+def tied_array(values: np.ndarray) -> np.ndarray:
+    """``tied`` of every element."""
+    return np.char.mod(f"%.{MEAN_DIGITS}g", values).astype(float) if values.size else values
+
+
+def mean(values: Sequence[float]) -> float:
+    """The mean of ``values``, summed exactly (``math.fsum``: the same whatever the order) and ``tied``."""
+    return tied(math.fsum(values) / len(values))
 
 
 def correlation(
@@ -75,14 +101,9 @@ def level_correlation(pairs: dict[tuple[str, str], tuple[float, float]], level: 
         flat = list(pairs.values())
         return correlation([m for m, _ in flat], [h for _, h in flat], method)
     if level == "system":
-        sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-        for (system, _), (m, h) in pairs.items():
-            total = sums[system]
-            total[0] += m
-            total[1] += h
-            total[2] += 1
-        means = [(m / n, h / n) for m, h, n in sums.values()]
-        return correlation([m for m, _ in means], [h for _, h in means], method)
+        metric_means, human_means = _means_of_pairs(pairs)
+        systems = sorted(metric_means)
+        return correlation([metric_means[s] for s in systems], [human_means[s] for s in systems], method)
     if level == "summary":
         by_input: dict[str, list[tuple[float, float]]] = defaultdict(list)
         for (_, item), scores in pairs.items():
@@ -91,6 +112,57 @@ def level_correlation(pairs: dict[tuple[str, str], tuple[float, float]], level: 
         defined = per_input[~np.isnan(per_input)]
         return float(np.mean(defined)) if len(defined) else math.nan
     raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+
+
+def _means_of_pairs(
+    pairs: dict[tuple[str, str], tuple[float, float]],
+) -> tuple[dict[str, float], dict[str, float]]:
+    by_system: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
+    for (system, _), (m, h) in pairs.items():
+        by_system[system][0].append(m)
+        by_system[system][1].append(h)
+    return (
+        {system: mean(m) for system, (m, _) in by_system.items()},
+        {system: mean(h) for system, (_, h) in by_system.items()},
+    )
+
+
+def paired_system_means(
+    metric: Iterable[Record], human: Iterable[Record]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Each system's metric and human means over the outputs both score (``paired``): what the
+    system-level correlation, pairwise accuracy and the system-level scatter compare."""
+    return _means_of_pairs(paired(metric, human))
+
+
+def shared_outputs(
+    human: Iterable[Record], metrics: Mapping[str, Iterable[Record]]
+) -> tuple[list[Record], dict[str, list[Record]]]:
+    """The humans' and each metric's records of the outputs that the humans and every metric score:
+    Williams' test compares metrics on the same outputs."""
+    human_rows = list(human)
+    metric_rows = {name: list(rows) for name, rows in metrics.items()}
+    shared = {(system, item) for system, item, _ in human_rows}
+    for rows in metric_rows.values():
+        shared &= {(system, item) for system, item, _ in rows}
+    return (
+        [row for row in human_rows if row[:2] in shared],
+        {name: [row for row in rows if row[:2] in shared] for name, rows in metric_rows.items()},
+    )
+
+
+def one_sided(metric: Iterable[Record], human: Iterable[Record]) -> dict[str, int]:
+    """What one side scores and the other does not, left out of every figure: outputs and systems
+    with a metric score but no rating, and with a rating but no metric score."""
+    metric_keys = {(system, item) for system, item, _ in metric}
+    human_keys = {(system, item) for system, item, _ in human}
+    metric_systems, human_systems = {s for s, _ in metric_keys}, {s for s, _ in human_keys}
+    return {
+        "outputs_without_rating": len(metric_keys - human_keys),
+        "outputs_without_score": len(human_keys - metric_keys),
+        "systems_without_rating": len(metric_systems - human_systems),
+        "systems_without_score": len(human_systems - metric_systems),
+    }
 
 
 def per_group_correlations(groups: Sequence[Sequence[tuple[float, float]]], method: str) -> np.ndarray:
@@ -259,7 +331,8 @@ class _OutputTable:
             present = drawn_outputs[row] > 0
             if present.sum() >= 2:
                 n = drawn_outputs[row, present]
-                metric_means, human_means = drawn_metric[row, present] / n, drawn_human[row, present] / n
+                metric_means = tied_array(drawn_metric[row, present] / n)
+                human_means = tied_array(drawn_human[row, present] / n)
                 replicates[row] = correlation(metric_means, human_means, method)
         return replicates
 
@@ -421,8 +494,11 @@ def system_scores(
             low, high = _interval_over_inputs(
                 per_input, inputs, draws, expanded_probabilities(len(per_input), level)
             )
-        mean, median = float(np.mean(values)), float(np.median(values))
-        out.append(SystemScore(system, mean, median, low, high, len(values), len(per_input), reason))
+        out.append(
+            SystemScore(
+                system, mean(values), float(np.median(values)), low, high, len(values), len(per_input), reason
+            )
+        )
     return sorted(out, key=lambda s: (-s.mean, s.system))
 
 

@@ -24,7 +24,9 @@ from evaluation.metrics.meta_evaluation import (
     correlations,
     level_correlation,
     paired,
+    paired_system_means,
     ranking_accuracy,
+    shared_outputs,
     system_means,
     williams_tests,
 )
@@ -98,7 +100,8 @@ def report_inputs(
 # Part of every key: raise it when a report's contents change, so no older one is served.
 # 2: the minimums' reasons (a correlation on too few points, Williams' test on too few systems).
 # 3: error rates' figures negated (see the module's docstring).
-REPORT_VERSION = 3
+# 4: accuracy, the system-level scatter and Williams' test over the outputs both sides score; ties kept.
+REPORT_VERSION = 4
 
 
 def remembered(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, kind: str, compute, *params):
@@ -131,13 +134,13 @@ def _matrix(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, level: st
     cells: dict[str, dict[str, dict]] = {}
     for metric, raw_rows in metrics.items():
         metric_rows = oriented_records(metric, raw_rows)
-        metric_means = system_means(metric_rows)
         for dimension, human_rows in humans.items():
             pairs = paired(metric_rows, human_rows)
             size = _size(pairs, level)
             reason = POINTS_FOR_CORRELATION.reason(size, LEVEL_UNITS[level])
             value = level_correlation(pairs, level, method) if reason is None else math.nan
-            accuracy, accuracy_reason = ranking_accuracy(metric_means, system_means(human_rows))
+            # Over the outputs both sides score, as the correlation beside it.
+            accuracy, accuracy_reason = ranking_accuracy(*paired_system_means(metric_rows, human_rows))
             cells.setdefault(metric, {})[dimension] = {
                 "value": finite(value),
                 "n": size,
@@ -206,7 +209,7 @@ def _scatter(
         raise ReportProblem(f"choose a dimension of {', '.join(humans)}", field="dimension")
     pairs = paired(metrics[metric], humans[dimension])
     if level == "system":
-        metric_means, human_means = system_means(metrics[metric]), system_means(humans[dimension])
+        metric_means, human_means = paired_system_means(metrics[metric], humans[dimension])
         points = [
             {"label": s, "x": metric_means[s], "y": human_means[s]}
             for s in sorted(set(metric_means) & set(human_means))
@@ -214,9 +217,12 @@ def _scatter(
     else:
         points = [{"label": f"{s} / {i}", "x": m, "y": h} for (s, i), (m, h) in sorted(pairs.items())]
     found = correlations(oriented_records(metric, metrics[metric]), humans[dimension], resamples=resamples)
-    human_means = system_means(humans[dimension])
-    signed = {name: system_means(oriented_records(name, rows)) for name, rows in metrics.items()}
-    williams = williams_tests(metric, signed, human_means, SYSTEMS_FOR_WILLIAMS)
+    # Williams' test compares the metrics on the outputs that the humans and every metric score.
+    human_rows, metric_rows = shared_outputs(
+        humans[dimension], {name: oriented_records(name, rows) for name, rows in metrics.items()}
+    )
+    signed = {name: system_means(rows) for name, rows in metric_rows.items()}
+    williams = williams_tests(metric, signed, system_means(human_rows), SYSTEMS_FOR_WILLIAMS)
     return {
         "metric": metric,
         "negated": orientation(metric) < 0,

@@ -330,3 +330,74 @@ def test_every_correlation_interval_lies_in_minus_one_one(rows):
             assert -1 <= found.low <= found.high <= 1
         if not math.isnan(found.value):
             assert -1 <= found.value <= 1
+
+
+# -- the same outputs on both sides, and ties kept as ties (issue 24, item 6) ---------------------------
+
+
+def test_equal_means_tie_whatever_order_or_thirds_they_are_summed_from():
+    """Ratings averaged over three raters are thirds, which no float holds exactly: system means equal
+    as fractions must be equal floats, or ranks, Kendall's tau and pairwise accuracy split a tie."""
+    from fractions import Fraction
+    from itertools import combinations_with_replacement
+
+    by_exact_mean: dict[Fraction, set[float]] = defaultdict(set)
+    naive: dict[Fraction, set[float]] = defaultdict(set)
+    for ratings in combinations_with_replacement(range(3, 16), 4):
+        thirds = [r / 3 for r in ratings]
+        exact = Fraction(sum(ratings), 12)
+        for order in (thirds, thirds[::-1]):
+            (mean,) = system_means(("s", f"d{i}", v) for i, v in enumerate(order)).values()
+            by_exact_mean[exact].add(mean)
+            naive[exact].add(sum(order) / len(order))
+    assert any(len(values) > 1 for values in naive.values())  # the float sums do split ties …
+    assert all(len(values) == 1 for values in by_exact_mean.values())  # … the means do not
+    assert all(abs(next(iter(v)) - float(k)) < 1e-11 for k, v in by_exact_mean.items())
+
+
+def test_ranks_tau_and_pairwise_accuracy_see_exact_human_ties_as_ties():
+    # Systems a and b have the same mean rating as fractions (14/12), from different thirds.
+    human = [("a", "d0", 1.0), ("a", "d1", 1.0), ("a", "d2", 1.0), ("a", "d3", 5 / 3)]
+    human += [("b", "d0", 1.0), ("b", "d1", 1.0), ("b", "d2", 4 / 3), ("b", "d3", 4 / 3)]
+    human += [("c", f"d{i}", 2.0) for i in range(4)] + [("e", f"d{i}", 0.5) for i in range(4)]
+    assert sum(v for s, _, v in human if s == "a") / 4 != sum(v for s, _, v in human if s == "b") / 4
+    # Summed naively, a's mean is the larger (1.1666666666666667 against 1.1666666666666665), and the
+    # metric, which puts b first, would be wrong on a pair the humans do not tell apart.
+    metric = [(s, d, {"a": 0.6, "b": 0.7, "c": 0.9, "e": 0.1}[s]) for s, d, _ in human]
+    means = system_means(human)
+    assert means["a"] == means["b"]
+    # The humans tie a and b: five pairs are left, all ordered as the metric orders them.
+    assert pairwise_accuracy(system_means(metric), means) == 1.0
+    exact = {"a": 14 / 12, "b": 14 / 12, "c": 2.0, "e": 0.5}
+    systems = sorted(exact)
+    expected = stats.kendalltau([system_means(metric)[s] for s in systems], [exact[s] for s in systems])
+    assert level_correlation(paired(metric, human), "system", "kendall") == pytest.approx(expected.statistic)
+
+
+def test_system_level_figures_use_the_outputs_both_sides_score():
+    from evaluation.metrics.meta_evaluation import one_sided, paired_system_means, shared_outputs
+
+    metric, human = generated()
+    unrated = {(s, d) for s, d, _ in human if (int(s[1:]) * 7 + int(d[1:])) % 3 == 0}
+    rated = [row for row in human if row[:2] not in unrated]
+    metric_means, human_means = paired_system_means(metric, rated)
+    kept = [row for row in metric if row[:2] not in unrated]
+    assert metric_means == system_means(kept) and human_means == system_means(rated)
+    assert metric_means != system_means(metric)  # over every output the metric's means differ
+    systems = sorted(metric_means)
+    x, y = [metric_means[s] for s in systems], [human_means[s] for s in systems]
+    # The correlation beside them rests on the same means.
+    pairs = paired(metric, rated)
+    assert level_correlation(pairs, "system", "pearson") == pytest.approx(stats.pearsonr(x, y).statistic)
+    assert level_correlation(pairs, "system", "kendall") == pytest.approx(stats.kendalltau(x, y).statistic)
+    assert one_sided(metric, rated) == {
+        "outputs_without_rating": len(unrated),
+        "outputs_without_score": 0,
+        "systems_without_rating": 0,
+        "systems_without_score": 0,
+    }
+    other = [row for row in metric if row[0] != "s5"]
+    shared_human, shared = shared_outputs(rated, {"m": metric, "o": other})
+    keys = {row[:2] for row in shared_human}
+    assert keys == {row[:2] for row in shared["m"]} == {row[:2] for row in shared["o"]}
+    assert keys == {row[:2] for row in rated if row[0] != "s5"}

@@ -103,3 +103,35 @@ def test_an_error_rate_is_negated_as_the_app_shows_it(tmp_path, capsys):
     assert report[files[2]]["pairwise_accuracy"] == pytest.approx(report[files[1]]["pairwise_accuracy"])
     assert main(["meta-eval", *files, "--lower-is-better", "other.csv"]) != 0
     assert "is not one of the METRIC files" in capsys.readouterr().err
+
+
+def test_with_ratings_missing_every_figure_uses_the_outputs_both_sides_score_and_says_what_was_left(
+    tmp_path, capsys
+):
+    human, good, poor = generated()
+    rated = [row for k, row in enumerate(human) if k % 4 != 0]  # a quarter of the outputs unrated
+    poor = [row for row in poor if row[0] != "s9"]  # one metric never scored system s9
+    files = [write(tmp_path / n, rows) for n, rows in (("h.csv", rated), ("g.csv", good), ("p.csv", poor))]
+    assert main(["meta-eval", *files, "--resamples", "0", "--json"]) == 0
+    text = capsys.readouterr().out
+    report = json.loads(text)  # strict JSON: json.dump(allow_nan=False) refuses a bare NaN
+    assert "NaN" not in text
+    good_report = report["metrics"][files[1]]
+    assert good_report["pairwise_accuracy"] == meta.pairwise_accuracy(*meta.paired_system_means(good, rated))
+    assert good_report["left_out"] == {
+        "outputs_without_rating": len(human) - len(rated),
+        "outputs_without_score": 0,
+        "systems_without_rating": 0,
+        "systems_without_score": 0,
+    }
+    assert report["metrics"][files[2]]["left_out"]["systems_without_score"] == 1
+    # Williams' test on the outputs the humans and both metrics score: nine systems, not ten.
+    assert report["williams_systems"] == 9
+    shared_human, shared = meta.shared_outputs(rated, {files[1]: good, files[2]: poor})
+    expected = meta.williams_tests(
+        files[1], {f: meta.system_means(rows) for f, rows in shared.items()}, meta.system_means(shared_human)
+    )
+    assert report["williams"] == [pytest.approx(test) for test in expected.tests]
+    assert main(["meta-eval", *files, "--resamples", "0"]) == 0
+    printed = capsys.readouterr().out
+    assert "left out, scored on one side only: 50 outputs (0 systems) without a rating" in printed

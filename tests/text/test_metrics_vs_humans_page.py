@@ -157,3 +157,49 @@ def test_a_remembered_report_belongs_to_its_evaluation_not_to_its_key_number(set
     assert remembered(old, snapshot, "matrix", lambda: "the old database's") == "the old database's"
     assert remembered(new, snapshot, "matrix", lambda: "this one's") == "this one's"
     assert remembered(old, snapshot, "matrix", lambda: "computed again") == "the old database's"
+
+
+def test_with_outputs_unrated_the_accuracy_the_scatter_and_williams_use_the_outputs_both_sides_score(
+    monkeypatch,
+):
+    """Issue 24, item 6(a): the correlations use the outputs with both a rating and a score, and so
+    do the pairwise accuracy, the system-level scatter and Williams' test beside them (the report's
+    shell on generated records: ten systems, a quarter of the outputs unrated, one metric missing a
+    system)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from evaluation.metrics import meta_evaluation as meta
+    from evaluation.texts import meta_report
+
+    rng = np.random.default_rng(3)
+    human, rouge, bleu = [], [], []
+    for k in range(10):
+        for i in range(12):
+            rating = k / 3 + rng.normal(0, 1)
+            human.append((f"s{k}", f"in{i}", float(round(rating * 3) / 3)))
+            rouge.append((f"s{k}", f"in{i}", float(rating + rng.normal(0, 1))))
+            bleu.append((f"s{k}", f"in{i}", float(rng.normal(0, 1))))
+    rated = [row for n, row in enumerate(human) if n % 4 != 1]
+    bleu = [row for row in bleu if row[0] != "s0"]
+    inputs = ({"rouge1": rouge, "bleu": bleu}, {"quality": rated})
+    monkeypatch.setattr(meta_report, "report_inputs", lambda evaluation, snapshot: inputs)
+    evaluation = SimpleNamespace(signatures={}, pk=0)
+    snapshot = SimpleNamespace(version=1)
+
+    cell = meta_report._matrix(evaluation, snapshot, "system", "kendall")["cells"]["rouge1"]["quality"]
+    metric_means, human_means = meta.paired_system_means(rouge, rated)
+    assert cell["accuracy"] == meta.pairwise_accuracy(metric_means, human_means)
+    assert cell["accuracy"] != meta.pairwise_accuracy(meta.system_means(rouge), human_means)
+
+    found = meta_report._scatter(evaluation, snapshot, "rouge1", "quality", "system", 0)
+    assert {p["label"]: (p["x"], p["y"]) for p in found["points"]} == {
+        s: (metric_means[s], human_means[s]) for s in metric_means
+    }
+    shared_human, shared = meta.shared_outputs(rated, {"rouge1": rouge, "bleu": bleu})
+    expected = meta.williams_tests(
+        "rouge1", {m: meta.system_means(rows) for m, rows in shared.items()}, meta.system_means(shared_human)
+    )
+    assert found["williams_systems"] == 9 == expected.systems
+    assert found["williams"] == [pytest.approx(test) for test in expected.tests]
