@@ -102,7 +102,7 @@ def test_an_error_rate_is_negated_as_the_app_shows_it(tmp_path, capsys):
         assert ours["value"] == pytest.approx(theirs["value"])  # negated twice: the same as the good metric
     assert report[files[2]]["pairwise_accuracy"] == pytest.approx(report[files[1]]["pairwise_accuracy"])
     assert main(["meta-eval", *files, "--lower-is-better", "other.csv"]) != 0
-    assert "is not one of the METRIC files" in capsys.readouterr().err
+    assert "--lower-is-better: other.csv is not one of the metrics" in capsys.readouterr().err
 
 
 def test_with_ratings_missing_every_figure_uses_the_outputs_both_sides_score_and_says_what_was_left(
@@ -135,3 +135,83 @@ def test_with_ratings_missing_every_figure_uses_the_outputs_both_sides_score_and
     assert main(["meta-eval", *files, "--resamples", "0"]) == 0
     printed = capsys.readouterr().out
     assert "left out, scored on one side only: 50 outputs (0 systems) without a rating" in printed
+
+
+def test_one_row_per_rater_is_averaged_and_a_metric_column_names_several_metrics(tmp_path, capsys):
+    human, good, poor = generated()
+    # Two raters per output, whose mean is the human score.
+    raters = [(s, i, v + d) for s, i, v in human for d in (-0.5, 0.5)]
+    both = [(s, i, v, "good") for s, i, v in good] + [(s, i, v, "poor") for s, i, v in poor]
+    with open(tmp_path / "both.csv", "w", newline="") as handle:
+        csv.writer(handle).writerows([("system", "input", "value", "metric"), *both])
+    files = [
+        write(tmp_path / "h.csv", human),
+        write(tmp_path / "g.csv", good),
+        write(tmp_path / "p.csv", poor),
+    ]
+    assert main(["meta-eval", *files, "--name", "good", "--name", "poor", "--resamples", "20", "--json"]) == 0
+    by_files = json.loads(capsys.readouterr().out)
+    rated = write(tmp_path / "raters.csv", raters)
+    one_file = ["meta-eval", rated, str(tmp_path / "both.csv"), "--resamples", "20", "--json"]
+    assert main(one_file) == 0
+    by_column = json.loads(capsys.readouterr().out)
+    assert set(by_column["metrics"]) == {"good", "poor"}
+    for name in ("good", "poor"):
+        for ours, theirs in zip(
+            by_column["metrics"][name]["correlations"], by_files["metrics"][name]["correlations"], strict=True
+        ):
+            assert ours == pytest.approx(theirs)
+    assert by_column["williams"] == [pytest.approx(test) for test in by_files["williams"]]
+    # Any two metrics, either way round, and a direction by the metric's name.
+    asked = [*one_file, "--williams", "poor", "good", "--lower-is-better", "poor"]
+    assert main(asked) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert [(t["first"], t["second"]) for t in found["williams"]] == [("poor", "good")]
+    assert found["metrics"]["poor"]["negated"] and not found["metrics"]["good"]["negated"]
+
+
+@pytest.mark.parametrize(
+    ("files", "options", "message"),
+    [
+        (
+            {"m.csv": "system,input,value\na,i,1\na,i,2\n"},
+            [],
+            "m.csv, line 3: m.csv scores system 'a' on input 'i' again (line 2)",
+        ),
+        ({"m.csv": b"system,input,value\na,i,\xff1\n"}, [], "m.csv: not a UTF-8 CSV file"),
+        ({"m.csv": "system,input,value\na,i\n"}, [], "m.csv, line 2: fewer fields than the header names"),
+        ({"m.csv": "system,input,value,metric\na,i,1,\n"}, [], "m.csv, line 2: the metric column is empty"),
+        (
+            {
+                "m.csv": "system,input,value,metric\na,i,1,x\n",
+                "n.csv": "system,input,value,metric\na,j,1,x\n",
+            },
+            [],
+            "n.csv, line 2: metric 'x' is also in",
+        ),
+        (
+            {"m.csv": "system,input,value\na,i,1\n"},
+            ["--name", "a", "--name", "b"],
+            "--name: give one name per METRIC file (1), not 2",
+        ),
+        ({"m.csv": "system,input,value,metric\na,i,1,x\n"}, ["--name", "a"], "--name: "),
+        ({"m.csv": "system,input,value\na,i,1\n"}, ["--williams", "m.csv", "m.csv"], "--williams: "),
+        (
+            {"m.csv": "system,input,value\na,i,1\n"},
+            ["--williams", "m.csv", "z"],
+            "--williams: z is not one of",
+        ),
+        ({"m.csv": "system,input,value\nb,k,1\n"}, [], "no (system, input) in common"),
+    ],
+)
+def test_bad_input_ends_in_a_message_naming_it_never_a_traceback(tmp_path, capsys, files, options, message):
+    human = write(tmp_path / "h.csv", [("a", "i", "1"), ("a", "i", "3")])  # two raters: fine
+    paths = []
+    for name, body in files.items():
+        path = tmp_path / name
+        path.write_bytes(body if isinstance(body, bytes) else body.encode())
+        paths.append(str(path))
+    options = [str(tmp_path / o) if o.endswith(".csv") else o for o in options]
+    assert main(["meta-eval", human, *paths, *options]) == 2
+    error = capsys.readouterr().err
+    assert message in error.replace(str(tmp_path) + "/", "") and "Traceback" not in error
