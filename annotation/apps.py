@@ -6,4 +6,4 @@ class AnnotationConfig(AppConfig):
     verbose_name = "Annotation"
 
     def ready(self) -> None:
-        from annotation import throttle  # noqa: F401 - connects the login-failure counter
+        from annotation.throttling import throttle  # noqa: F401 - connects the login-failure counter

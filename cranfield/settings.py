@@ -168,7 +168,7 @@ AXES_LOCKOUT_CALLABLE = "cranfield.errors.locked_out"
 AXES_VERBOSE = False
 
 # The public account pages (sign-up with a code, invitation links, password reset) are throttled per
-# client address in the cache (annotation/throttle.py): at most SIGNUP_THROTTLE_ATTEMPTS posts, and
+# client address in the cache (annotation/throttling/throttle.py): at most SIGNUP_THROTTLE_ATTEMPTS posts, and
 # SIGNUP_THROTTLE_FAILURES wrong codes or dead links, per address per SIGNUP_THROTTLE_MINUTES.
 SIGNUP_THROTTLE_ATTEMPTS = int(os.environ.get("SIGNUP_THROTTLE_ATTEMPTS", "30"))
 SIGNUP_THROTTLE_FAILURES = int(os.environ.get("SIGNUP_THROTTLE_FAILURES", "10"))

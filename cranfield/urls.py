@@ -9,7 +9,7 @@ from rest_framework.routers import DefaultRouter
 
 from annotation.accounts.views import api_token, password_reset
 from annotation.api import ProjectViewSet
-from annotation.throttle import refuse_password_spraying
+from annotation.throttling.throttle import refuse_password_spraying
 
 # Error pages in the site's look with a way back; JSON under /api/; a 503 saying so when the
 # database cannot be reached (cranfield/errors.py).

@@ -8,7 +8,7 @@ from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
-from annotation.throttle import too_many_attempts
+from annotation.throttling.throttle import too_many_attempts
 from cranfield.errors import locked_out
 from cranfield.urls import handler403, handler404, handler500
 from cranfield.urls import urlpatterns as site_urls

@@ -4,7 +4,7 @@ with a project code. Every way ends in ``join_project``.
 Secrets: a generated password is shown once and stored only hashed (Django's hasher); an invitation
 link carries a random token of which only a SHA-256 is stored; a sign-up code is stored as is (the
 researcher shares it and may read it again), and can be switched off or replaced at any time.
-Guessing a code or a link is throttled per address (``annotation.throttle``).
+Guessing a code or a link is throttled per address (``annotation.throttling.throttle``).
 """
 
 from __future__ import annotations

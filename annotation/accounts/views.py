@@ -46,7 +46,7 @@ from annotation.judging.coverage import eligible_memberships, project_coverage
 from annotation.judging.platforms import create_link
 from annotation.models import DemographicResponse, Invitation, Membership, Project, StudyLink
 from annotation.permissions import AuthenticatedHttpRequest, is_researcher, owned_project
-from annotation.throttle import failures, throttled
+from annotation.throttling.throttle import failures, throttled
 
 # Sign-up logs the new account in through Django's own backend (axes' guards passwords typed at login).
 LOGIN_BACKEND = "django.contrib.auth.backends.ModelBackend"

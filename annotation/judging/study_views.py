@@ -27,7 +27,7 @@ from annotation.judging.platforms import (
 from annotation.judging.views import render_markdown, task_view
 from annotation.models import Membership, StudyLink, Task
 from annotation.permissions import AuthenticatedHttpRequest
-from annotation.throttle import throttled
+from annotation.throttling.throttle import throttled
 
 # A worker comes in through the link's own login: the pseudonymous account has no password.
 LOGIN_BACKEND = "django.contrib.auth.backends.ModelBackend"
