@@ -67,8 +67,18 @@ class IdentifierField(serializers.CharField):
             raise serializers.ValidationError(str(error)) from error
 
 
+class UsernameField(serializers.SlugRelatedField):
+    """An account by its username. A value no username can be (a NUL byte, which PostgreSQL refuses
+    in text, or more than a username's 150 characters) is refused before the database sees it."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and ("\x00" in data or len(data) > 150):
+            raise serializers.ValidationError("no account has this username")
+        return super().to_internal_value(data)
+
+
 class ProjectSerializer(StrictSerializer, serializers.ModelSerializer):
-    annotators = serializers.SlugRelatedField(
+    annotators = UsernameField(
         slug_field="username", many=True, required=False, queryset=get_user_model().objects.all()
     )
     warnings = serializers.SerializerMethodField(

@@ -41,6 +41,19 @@ def test_the_owner_changes_and_archives_a_project(researcher, annotators):
     assert project.active is False and project.tasks.exists()  # archived, nothing deleted
 
 
+def test_an_annotator_no_username_can_name_is_a_400_not_a_database_error(researcher, annotators):
+    project = make_project(researcher, annotators)
+    url = reverse("project-detail", args=[project.pk])
+    for name in ("anno\x00tator1", "a" * 151):
+        for body, form in (({"annotators": [name]}, "json"), ({"annotators": name}, "multipart")):
+            refused = api(researcher).patch(url, body, format=form)
+            assert refused.status_code == 400 and "no account has this username" in str(refused.json())
+    kept = api(researcher).patch(
+        url, {"annotators": ["annotator1", "annotator2", "annotator3"]}, format="json"
+    )
+    assert kept.status_code == 200, kept.content
+
+
 def test_the_task_type_is_fixed_once_anything_is_judged(researcher, annotators):
     project = make_project(researcher, annotators)
     url = reverse("project-detail", args=[project.pk])
