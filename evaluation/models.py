@@ -619,6 +619,12 @@ class TextEvaluation(JobState):
     )
     signatures = models.JSONField(default=dict, blank=True)
     per_system = models.JSONField(default=dict, blank=True, help_text="{system: {metric: mean over outputs}}")
+    lower_is_better = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Imported metrics whose lower scores are better (evaluation.texts.imported_scores); "
+        "TER and WER are known by their names.",
+    )
     output_count = models.PositiveIntegerField(default=0)
     unscored = models.JSONField(
         default=list, blank=True, help_text="[system, input] of outputs without references"

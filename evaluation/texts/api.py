@@ -35,6 +35,7 @@ from evaluation.jobs.views import cancel_by_api
 from evaluation.metrics.meta_evaluation import LEVELS, METHODS
 from evaluation.metrics.text.scores import METRICS, check_metrics
 from evaluation.models import OutputScore, Reference, TextEvaluation
+from evaluation.texts.imported_scores import ScoreImportError, import_metric_scores, read_score_rows
 from evaluation.texts.jobs import (
     TEXT_EVALUATIONS,
     ReferencesProblem,
@@ -255,7 +256,9 @@ class ScatterView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("metric", str, enum=list(METRICS), required=True),
+            OpenApiParameter(
+                "metric", str, required=True, description="a metric of the evaluation, computed or imported"
+            ),
             OpenApiParameter(
                 "dimension", str, required=True, description="a rating dimension of the project"
             ),
@@ -267,8 +270,8 @@ class ScatterView(APIView):
         evaluation = owned_evaluation(request, project_pk, pk)
         metric = request.query_params.get("metric", "")
         level = request.query_params.get("level", "system")
-        if metric not in METRICS:
-            return Response({"metric": [f"must be one of {', '.join(METRICS)}"]}, status=400)
+        if metric not in evaluation.metrics:
+            return Response({"metric": [f"must be one of {', '.join(evaluation.metrics)}"]}, status=400)
         if level not in LEVELS:
             return Response({"level": [f"must be one of {', '.join(LEVELS)}"]}, status=400)
         try:
@@ -304,3 +307,63 @@ class SystemsView(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request: Request, project_pk: int) -> Response:
         return Response(systems_data(owned_project(request.user, project_pk)))
+
+
+class MetricScoresInSerializer(StrictSerializer):
+    metric = serializers.CharField(max_length=40, help_text="the metric's name, e.g. bertscore_f1 or comet22")
+    higher_is_better = serializers.BooleanField(default=True, help_text="false for an error rate")
+    signature = serializers.CharField(
+        max_length=500, required=False, default="", allow_blank=True, help_text="the model, version, settings"
+    )
+    replace = serializers.BooleanField(default=False, help_text="replace a metric imported before")
+    scores = serializers.CharField(
+        required=False,
+        trim_whitespace=False,
+        help_text="CSV with a header naming system, input and value, or JSON Lines of the same",
+    )
+    file = serializers.FileField(required=False, help_text="the same, as a file (multipart)")
+
+    def validate(self, attrs):
+        if ("scores" in attrs) == ("file" in attrs):
+            raise serializers.ValidationError({"scores": ["give the scores as scores (text) or file, once"]})
+        return attrs
+
+
+def scores_text(data: dict) -> str:
+    """The scores' text from ``scores`` or the uploaded ``file``; ScoreImportError if not UTF-8."""
+    if "scores" in data:
+        return data["scores"]
+    try:
+        return data["file"].read().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ScoreImportError("the file is not UTF-8 text") from None
+
+
+class MetricScoresView(APIView):
+    """POST: a model-based metric's score of every output (BERTScore, COMET, an LLM judge's rating, …)
+    joins this done text evaluation: its per-system means, the meta-evaluation's heat map and scatter,
+    the ranking accuracy and Williams' test. All or nothing; a 400 names the field and the line."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=MetricScoresInSerializer, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request: Request, project_pk: int, pk: int) -> Response:
+        evaluation = owned_evaluation(request, project_pk, pk)
+        body = MetricScoresInSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            stored = import_metric_scores(
+                evaluation,
+                name=data["metric"],
+                rows=read_score_rows(scores_text(data)),
+                higher_is_better=data["higher_is_better"],
+                signature=data["signature"],
+                replace=data["replace"],
+            )
+        except ScoreImportError as problem:
+            field = "scores" if problem.field == "file" and "scores" in data else problem.field
+            if problem.field == "evaluation":
+                return Response({"detail": str(problem)}, status=status.HTTP_409_CONFLICT)
+            return Response({field: [str(problem)]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(stored, status=status.HTTP_201_CREATED)

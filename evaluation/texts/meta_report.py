@@ -13,6 +13,7 @@ the brightest cell. The scatter's points keep each output's real score.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 
 from annotation.crowd.minimums import POINTS_FOR_CORRELATION, SYSTEMS_FOR_WILLIAMS
 from evaluation.jobs.remembered import remembered as kept
@@ -44,14 +45,15 @@ class ReportProblem(ValueError):
         self.field = field
 
 
-def orientation(metric: str) -> float:
-    """−1 for an error rate (lower is better), whose figures are those of its negation; else 1."""
-    return -1.0 if metric in LOWER_IS_BETTER else 1.0
+def orientation(metric: str, imported_lower: Collection[str] = ()) -> float:
+    """−1 for an error rate (lower is better: TER, WER, and imported metrics said to be, listed in
+    ``imported_lower``), whose figures are those of its negation; else 1."""
+    return -1.0 if metric in LOWER_IS_BETTER or metric in imported_lower else 1.0
 
 
-def oriented_records(metric: str, rows: list[Record]) -> list[Record]:
+def oriented_records(metric: str, rows: list[Record], imported_lower: Collection[str] = ()) -> list[Record]:
     """The metric's records as "higher is better": an error rate's scores negated."""
-    if orientation(metric) > 0:
+    if orientation(metric, imported_lower) > 0:
         return rows
     return [(system, input_id, -score) for system, input_id, score in rows]
 
@@ -106,7 +108,8 @@ REPORT_VERSION = 4
 
 def remembered(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, kind: str, compute, *params):
     """A report of a done evaluation against a snapshot (neither ever rewritten), from the cache."""
-    made = (evaluation.pk, evaluation.created_at, snapshot.pk, snapshot.created_at)
+    # The metrics are part of the key: an imported metric's scores join a done evaluation.
+    made = (evaluation.pk, evaluation.created_at, tuple(evaluation.metrics), snapshot.pk, snapshot.created_at)
     return kept(f"meta-report:v{REPORT_VERSION}:{kind}", [*made, *params], compute)
 
 
@@ -133,7 +136,7 @@ def _matrix(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, level: st
     metrics, humans = report_inputs(evaluation, snapshot)
     cells: dict[str, dict[str, dict]] = {}
     for metric, raw_rows in metrics.items():
-        metric_rows = oriented_records(metric, raw_rows)
+        metric_rows = oriented_records(metric, raw_rows, evaluation.lower_is_better)
         for dimension, human_rows in humans.items():
             pairs = paired(metric_rows, human_rows)
             size = _size(pairs, level)
@@ -155,7 +158,7 @@ def _matrix(evaluation: TextEvaluation, snapshot: GroundTruthSnapshot, level: st
         "level": level,
         "method": method,
         "metrics": list(metrics),
-        "negated": [metric for metric in metrics if orientation(metric) < 0],
+        "negated": [metric for metric in metrics if orientation(metric, evaluation.lower_is_better) < 0],
         "dimensions": list(humans),
         "cells": cells,
         "reasons": sorted(reason for reason in reasons if reason),
@@ -216,16 +219,19 @@ def _scatter(
         ]
     else:
         points = [{"label": f"{s} / {i}", "x": m, "y": h} for (s, i), (m, h) in sorted(pairs.items())]
-    found = correlations(oriented_records(metric, metrics[metric]), humans[dimension], resamples=resamples)
+    lower = evaluation.lower_is_better
+    found = correlations(
+        oriented_records(metric, metrics[metric], lower), humans[dimension], resamples=resamples
+    )
     # Williams' test compares the metrics on the outputs that the humans and every metric score.
     human_rows, metric_rows = shared_outputs(
-        humans[dimension], {name: oriented_records(name, rows) for name, rows in metrics.items()}
+        humans[dimension], {name: oriented_records(name, rows, lower) for name, rows in metrics.items()}
     )
     signed = {name: system_means(rows) for name, rows in metric_rows.items()}
     williams = williams_tests(metric, signed, system_means(human_rows), SYSTEMS_FOR_WILLIAMS)
     return {
         "metric": metric,
-        "negated": orientation(metric) < 0,
+        "negated": orientation(metric, evaluation.lower_is_better) < 0,
         "dimension": dimension,
         "level": level,
         "points": points,

@@ -24,6 +24,7 @@ from evaluation.metrics.plotting import render as render_figure
 from evaluation.metrics.plotting import scatter_figure
 from evaluation.metrics.text.scores import METRICS
 from evaluation.models import TextEvaluation
+from evaluation.texts.imported_scores import ScoreImportError, import_metric_scores, read_score_rows
 from evaluation.texts.jobs import TEXT_EVALUATIONS, output_tasks, request_text_evaluation
 from evaluation.texts.meta_report import ReportProblem, correlation_matrix, scatter
 
@@ -102,7 +103,7 @@ def scatter_image(request: AuthenticatedHttpRequest, project_id: int, fmt: str) 
     project = owned_project(request.user, project_id)
     evaluation = latest_done(project)
     metric = request.GET.get("metric", "")
-    if evaluation is None or metric not in METRICS or fmt not in IMAGE_TYPES:
+    if evaluation is None or metric not in evaluation.metrics or fmt not in IMAGE_TYPES:
         raise Http404("no such scatter")
     level = choice(request, "level", LEVELS, "system")
     try:
@@ -133,3 +134,38 @@ def text_evaluation_cancel(
     return cancel_from_page(
         request, TEXT_EVALUATIONS, evaluation, reverse("meta-evaluation", args=[project.pk])
     )
+
+
+@login_required
+@require_POST
+def import_scores(request: AuthenticatedHttpRequest, project_id: int, evaluation_id: int) -> HttpResponse:
+    """The Metrics vs humans page's form: a model-based metric's scores join a done text evaluation
+    (``evaluation.texts.imported_scores``); the outcome, or what is wrong and where, as a message."""
+    project = owned_project(request.user, project_id)
+    evaluation = get_object_or_404(project.text_evaluations, pk=evaluation_id)
+    upload = request.FILES.get("file")
+    name = request.POST.get("metric", "").strip()
+    try:
+        if upload is None:
+            raise ScoreImportError("choose the file of scores")
+        try:
+            text = upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ScoreImportError("the file is not UTF-8 text") from None
+        stored = import_metric_scores(
+            evaluation,
+            name=name,
+            rows=read_score_rows(text),
+            higher_is_better=request.POST.get("direction", "higher") != "lower",
+            signature=request.POST.get("signature", "").strip(),
+            replace=request.POST.get("replace") == "on",
+        )
+    except ScoreImportError as problem:
+        messages.error(request, f"The scores were not imported ({problem.field}): {problem}")
+    else:
+        messages.success(
+            request,
+            f"{stored['metric']}: {stored['outputs']} outputs of {stored['systems']} systems scored, "
+            f"{'higher' if stored['higher_is_better'] else 'lower'} is better.",
+        )
+    return redirect("meta-evaluation", project_id=project.pk)

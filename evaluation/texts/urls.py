@@ -54,6 +54,16 @@ urlpatterns = [
         name="text-evaluation-cancel",
     ),
     path(
+        "projects/<int:project_id>/text-evaluations/<int:evaluation_id>/scores/",
+        meta_views.import_scores,
+        name="text-evaluation-scores",
+    ),
+    path(
+        "api/projects/<int:project_pk>/text-evaluations/<int:pk>/scores/",
+        text_api.MetricScoresView.as_view(),
+        name="text-evaluation-scores-api",
+    ),
+    path(
         "api/projects/<int:project_pk>/text-evaluations/<int:pk>/cancel/",
         text_api.TextEvaluationCancelView.as_view(),
         name="text-evaluation-cancel-api",

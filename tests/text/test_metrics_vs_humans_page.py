@@ -185,7 +185,7 @@ def test_with_outputs_unrated_the_accuracy_the_scatter_and_williams_use_the_outp
     bleu = [row for row in bleu if row[0] != "s0"]
     inputs = ({"rouge1": rouge, "bleu": bleu}, {"quality": rated})
     monkeypatch.setattr(meta_report, "report_inputs", lambda evaluation, snapshot: inputs)
-    evaluation = SimpleNamespace(signatures={}, pk=0)
+    evaluation = SimpleNamespace(signatures={}, pk=0, lower_is_better=[])
     snapshot = SimpleNamespace(version=1)
 
     cell = meta_report._matrix(evaluation, snapshot, "system", "kendall")["cells"]["rouge1"]["quality"]
