@@ -35,7 +35,12 @@ from evaluation.jobs.views import cancel_by_api
 from evaluation.metrics.meta_evaluation import LEVELS, METHODS
 from evaluation.metrics.text.scores import METRICS, check_metrics
 from evaluation.models import OutputScore, Reference, TextEvaluation
-from evaluation.texts.imported_scores import ScoreImportError, import_metric_scores, read_score_rows
+from evaluation.texts.imported_scores import (
+    ScoreImportError,
+    decoded,
+    import_metric_scores,
+    read_score_rows,
+)
 from evaluation.texts.jobs import (
     TEXT_EVALUATIONS,
     ReferencesProblem,
@@ -331,12 +336,7 @@ class MetricScoresInSerializer(StrictSerializer):
 
 def scores_text(data: dict) -> str:
     """The scores' text from ``scores`` or the uploaded ``file``; ScoreImportError if not UTF-8."""
-    if "scores" in data:
-        return data["scores"]
-    try:
-        return data["file"].read().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ScoreImportError("the file is not UTF-8 text") from None
+    return data["scores"] if "scores" in data else decoded(data["file"].read())
 
 
 class MetricScoresView(APIView):

@@ -43,6 +43,14 @@ class ScoreRow:
     value: float
 
 
+def decoded(data: bytes) -> str:
+    """A scores file's text (a byte-order mark dropped); ScoreImportError if it is not UTF-8."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ScoreImportError("the file is not UTF-8 text") from None
+
+
 def read_score_rows(text: str) -> list[ScoreRow]:
     """The rows of a CSV (header: system, input, value) or JSON Lines text, each with its line."""
     stripped = text.lstrip()

@@ -24,7 +24,12 @@ from evaluation.metrics.plotting import render as render_figure
 from evaluation.metrics.plotting import scatter_figure
 from evaluation.metrics.text.scores import METRICS
 from evaluation.models import TextEvaluation
-from evaluation.texts.imported_scores import ScoreImportError, import_metric_scores, read_score_rows
+from evaluation.texts.imported_scores import (
+    ScoreImportError,
+    decoded,
+    import_metric_scores,
+    read_score_rows,
+)
 from evaluation.texts.jobs import TEXT_EVALUATIONS, output_tasks, request_text_evaluation
 from evaluation.texts.meta_report import ReportProblem, correlation_matrix, scatter
 
@@ -148,14 +153,10 @@ def import_scores(request: AuthenticatedHttpRequest, project_id: int, evaluation
     try:
         if upload is None:
             raise ScoreImportError("choose the file of scores")
-        try:
-            text = upload.read().decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise ScoreImportError("the file is not UTF-8 text") from None
         stored = import_metric_scores(
             evaluation,
             name=name,
-            rows=read_score_rows(text),
+            rows=read_score_rows(decoded(upload.read())),
             higher_is_better=request.POST.get("direction", "higher") != "lower",
             signature=request.POST.get("signature", "").strip(),
             replace=request.POST.get("replace") == "on",

@@ -184,3 +184,15 @@ def test_the_page_form_and_the_command_import_the_same_way(client, researcher, s
     scores.write_text("system,input,value\nnobody,in0,1\n")
     with pytest.raises(CommandError, match=r"bleurt\.csv: line 2: this evaluation scored no output"):
         call_command("import_text_scores", project.pk, evaluation.pk, scores, "--metric", "other")
+
+
+def test_a_file_of_scores_uploads_and_one_that_is_not_utf8_is_refused(researcher, scored):
+    project, evaluation = scored
+    url = reverse("text-evaluation-scores-api", args=[project.pk, evaluation.pk])
+    text = "\ufeff" + as_csv(model_scores(evaluation))  # a spreadsheet's byte-order mark is dropped
+    upload = SimpleUploadedFile("scores.csv", text.encode(), "text/csv")
+    answer = api(researcher).post(url, {"metric": "comet22", "file": upload}, format="multipart")
+    assert answer.status_code == 201, answer.content
+    latin = SimpleUploadedFile("scores.csv", "system,input,value\nsé,in0,1\n".encode("latin-1"), "text/csv")
+    refused = api(researcher).post(url, {"metric": "other", "file": latin}, format="multipart")
+    assert refused.status_code == 400 and refused.json() == {"file": ["the file is not UTF-8 text"]}

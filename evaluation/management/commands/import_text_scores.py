@@ -8,7 +8,12 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.models import TextEvaluation
-from evaluation.texts.imported_scores import ScoreImportError, import_metric_scores, read_score_rows
+from evaluation.texts.imported_scores import (
+    ScoreImportError,
+    decoded,
+    import_metric_scores,
+    read_score_rows,
+)
 
 
 class Command(BaseCommand):
@@ -36,16 +41,14 @@ class Command(BaseCommand):
         if evaluation is None:
             raise CommandError(f"project {options['project']} has no text evaluation {options['evaluation']}")
         try:
-            text = options["file"].read_text(encoding="utf-8-sig")
+            data = options["file"].read_bytes()
         except OSError as error:
             raise CommandError(str(error)) from error
-        except UnicodeDecodeError:
-            raise CommandError(f"{options['file']}: not UTF-8 text") from None
         try:
             stored = import_metric_scores(
                 evaluation,
                 name=options["metric"],
-                rows=read_score_rows(text),
+                rows=read_score_rows(decoded(data)),
                 higher_is_better=not options["lower_is_better"],
                 signature=options["signature"],
                 replace=options["replace"],
