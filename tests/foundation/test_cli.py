@@ -19,6 +19,7 @@ HEAVY = {"django", "celery", "kombu", "nltk", "sklearn", "scipy", "statsmodels",
 COMMANDS = [
     "aggregate",
     "agreement",
+    "alt-test",
     "bleu",
     "bradley-terry",
     "compare",
@@ -167,7 +168,18 @@ def test_every_command_reports_an_error_as_argparse_does(command, tmp_path, caps
     missing = str(tmp_path / "missing")
     files = (
         [missing, missing]
-        if command in ("compare", "fuse", "meta-eval", "pool-bias", "sample-eval", "sets", "tau", "trec-eval")
+        if command
+        in (
+            "alt-test",
+            "compare",
+            "fuse",
+            "meta-eval",
+            "pool-bias",
+            "sample-eval",
+            "sets",
+            "tau",
+            "trec-eval",
+        )
         else [missing]
     )
     if command == "sample-pool":

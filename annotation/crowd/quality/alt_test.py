@@ -82,8 +82,8 @@ class AltTestResult:
 
 
 def alt_test(
-    machine: Mapping[Hashable, object],
-    people: Mapping[Hashable, Mapping[Hashable, object]],
+    machine: Mapping[Any, Any],
+    people: Mapping[Any, Mapping[Any, Any]],
     *,
     alignment: str | Alignment = "accuracy",
     epsilon: float = 0.2,
