@@ -134,6 +134,7 @@ class TextEvaluationSerializer(serializers.ModelSerializer):
             "output_count",
             "unscored",
             "signatures",
+            "lower_is_better",
             "per_system",
             "created_at",
             "started_at",

@@ -104,6 +104,8 @@ def test_a_lower_is_better_metric_is_negated_as_ter_is(researcher, scored):
     url = reverse("meta-evaluation-api", args=[project.pk, evaluation.pk])
     matrix = api(researcher).get(url, {"level": "global", "method": "pearson"}).json()
     assert "llm_errors" in matrix["negated"]
+    described = api(researcher).get(reverse("text-evaluation-api", args=[project.pk, evaluation.pk])).json()
+    assert described["lower_is_better"] == ["llm_errors"] and described["metrics"][-1] == "llm_errors"
     cells = matrix["cells"]
     assert cells["llm_errors"]["quality"]["value"] == pytest.approx(cells["rouge2"]["quality"]["value"])
 
