@@ -16,11 +16,12 @@ option, ``cranfield <command>: error: <message>`` on stderr, and returns 2.
 from __future__ import annotations
 
 import argparse
+import csv
 import importlib
 import os
 import pkgutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 
 class CommandError(Exception):
@@ -60,6 +61,26 @@ def fields_of_lines(path: str) -> Iterator[tuple[int, list[str]]]:
                     yield number, fields
     except OSError as error:
         raise CommandError(error) from error
+
+
+def csv_rows(path: str, columns: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
+    """Each data row of a CSV file whose header names ``columns``, as (line number, row). CommandError
+    names the file, and the line, of a file that cannot be read or is not UTF-8 CSV, a header without
+    one of ``columns``, or a row with fewer fields than the header."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle)
+            missing = [column for column in columns if column not in (reader.fieldnames or [])]
+            if missing:
+                raise CommandError(f"{path}: the header must name {', '.join(columns)}; missing {missing[0]}")
+            for row in reader:
+                if None in row.values():
+                    raise CommandError(f"{path}, line {reader.line_num}: fewer fields than the header names")
+                yield reader.line_num, row
+    except OSError as error:
+        raise CommandError(error) from error
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise CommandError(f"{path}: not a UTF-8 CSV file ({error})") from None
 
 
 def notice(command: str, message: str) -> None:

@@ -4,12 +4,11 @@ alternative-annotator test of Calderon, Reichart & Dror 2025: ``annotation.crowd
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import sys
 
-from cranfield.cli import CommandError
+from cranfield.cli import CommandError, csv_rows
 
 
 def register(subparsers) -> None:
@@ -48,32 +47,21 @@ def register(subparsers) -> None:
 
 def read_labels(path: str, columns: tuple[str, ...], numbers: bool) -> list[tuple[int, list[str], object]]:
     """Each row as (line, the key columns' values, the label); CommandError names file and line."""
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle)
-            missing = [c for c in (*columns, "label") if c not in (reader.fieldnames or [])]
-            if missing:
-                named = ", ".join((*columns, "label"))
-                raise CommandError(f"{path}: the header must name {named}; missing {missing[0]}")
-            rows = []
-            for line, row in enumerate(reader, start=2):
-                if None in row.values() or any(not (row[c] or "").strip() for c in (*columns, "label")):
-                    raise CommandError(f"{path}, line {line}: a field is empty or missing")
-                label: object = row["label"].strip()
-                if numbers:
-                    try:
-                        label = float(row["label"])
-                    except ValueError:
-                        raise CommandError(
-                            f"{path}, line {line}: label is not a number (neg_rmse): {row['label']!r}"
-                        ) from None
-                    if not math.isfinite(label):
-                        raise CommandError(f"{path}, line {line}: label is not finite: {row['label']!r}")
-                rows.append((line, [row[c].strip() for c in columns], label))
-    except OSError as error:
-        raise CommandError(error) from error
-    except (UnicodeDecodeError, csv.Error) as error:
-        raise CommandError(f"{path}: not a UTF-8 CSV file ({error})") from None
+    rows = []
+    for line, row in csv_rows(path, (*columns, "label")):
+        if any(not row[column].strip() for column in (*columns, "label")):
+            raise CommandError(f"{path}, line {line}: a field is empty")
+        label: object = row["label"].strip()
+        if numbers:
+            try:
+                label = float(row["label"])
+            except ValueError:
+                raise CommandError(
+                    f"{path}, line {line}: label is not a number (neg_rmse): {row['label']!r}"
+                ) from None
+            if not math.isfinite(label):
+                raise CommandError(f"{path}, line {line}: label is not finite: {row['label']!r}")
+        rows.append((line, [row[column].strip() for column in columns], label))
     if not rows:
         raise CommandError(f"{path}: no labels")
     return rows

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 
-from cranfield.cli import CommandError
+from cranfield.cli import CommandError, csv_rows
 
 
 def register(subparsers) -> None:
@@ -31,28 +30,16 @@ def register(subparsers) -> None:
 def read_comparisons(path: str) -> list[tuple[str, str, str]]:
     """(left, right, winner) per row; the file and line named for a row that is not one."""
     comparisons = []
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle)
-            missing = {"left", "right", "label"} - set(reader.fieldnames or ())
-            if missing:
-                raise CommandError(f"{path}: the header lacks {', '.join(sorted(missing))}")
-            for row in reader:
-                where = f"{path}, line {reader.line_num}"
-                left, right, winner = (
-                    (row["left"] or "").strip(),
-                    (row["right"] or "").strip(),
-                    (row["label"] or "").strip(),
-                )
-                if not left or not right:
-                    raise CommandError(f"{where}: left and right must both name an item")
-                if left == right:
-                    raise CommandError(f"{where}: an item compared with itself ({left!r})")
-                if winner not in (left, right):
-                    raise CommandError(f"{where}: label {winner!r} is neither {left!r} nor {right!r}")
-                comparisons.append((left, right, winner))
-    except OSError as error:
-        raise CommandError(error) from error
+    for line, row in csv_rows(path, ("left", "right", "label")):
+        where = f"{path}, line {line}"
+        left, right, winner = row["left"].strip(), row["right"].strip(), row["label"].strip()
+        if not left or not right:
+            raise CommandError(f"{where}: left and right must both name an item")
+        if left == right:
+            raise CommandError(f"{where}: an item compared with itself ({left!r})")
+        if winner not in (left, right):
+            raise CommandError(f"{where}: label {winner!r} is neither {left!r} nor {right!r}")
+        comparisons.append((left, right, winner))
     if not comparisons:
         raise CommandError(f"{path}: no comparisons")
     return comparisons

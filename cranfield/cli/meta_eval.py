@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import sys
 
 from annotation.crowd.minimums import INPUTS_FOR_INTERVAL, POINTS_FOR_CORRELATION, SYSTEMS_FOR_WILLIAMS
-from cranfield.cli import CommandError
+from cranfield.cli import CommandError, csv_rows
 
 COLUMNS = ("system", "input", "value")
 
@@ -73,34 +72,20 @@ Row = tuple[str, str, float]
 
 def read_rows(path: str) -> list[tuple[int, str, str, float, str]]:
     """The file's rows as (line, system, input, value, metric or ""); CommandError names the file,
-    line and column of anything that is not a finite number, and a file that cannot be read."""
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle)
-            missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
-            if missing:
-                raise CommandError(f"{path}: the header must name {', '.join(COLUMNS)}; missing {missing[0]}")
-            named = "metric" in (reader.fieldnames or [])
-            rows = []
-            for line, row in enumerate(reader, start=2):
-                if None in row.values():
-                    raise CommandError(f"{path}, line {line}: fewer fields than the header names")
-                try:
-                    value = float(row["value"])
-                except (TypeError, ValueError):
-                    raise CommandError(
-                        f"{path}, line {line}: value is not a number: {row['value']!r}"
-                    ) from None
-                if not math.isfinite(value):
-                    raise CommandError(f"{path}, line {line}: value is not finite: {row['value']!r}")
-                metric = row["metric"].strip() if named else ""
-                if named and not metric:
-                    raise CommandError(f"{path}, line {line}: the metric column is empty")
-                rows.append((line, row["system"], row["input"], value, metric))
-    except OSError as error:
-        raise CommandError(error) from error
-    except (UnicodeDecodeError, csv.Error) as error:
-        raise CommandError(f"{path}: not a UTF-8 CSV file ({error})") from None
+    line and column of anything that is not a finite number (and what ``csv_rows`` refuses)."""
+    rows = []
+    for line, row in csv_rows(path, COLUMNS):
+        try:
+            value = float(row["value"])
+        except ValueError:
+            raise CommandError(f"{path}, line {line}: value is not a number: {row['value']!r}") from None
+        if not math.isfinite(value):
+            raise CommandError(f"{path}, line {line}: value is not finite: {row['value']!r}")
+        named = "metric" in row
+        metric = row["metric"].strip() if named else ""
+        if named and not metric:
+            raise CommandError(f"{path}, line {line}: the metric column is empty")
+        rows.append((line, row["system"], row["input"], value, metric))
     if not rows:
         raise CommandError(f"{path}: no scores")
     return rows

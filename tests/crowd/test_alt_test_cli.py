@@ -101,7 +101,7 @@ def test_scores_are_compared_by_neg_rmse_and_must_be_numbers(tmp_path, capsys):
             "annotator,item,label\na,,x\n",
             "item,label\ni,x\n",
             [],
-            "people.csv, line 2: a field is empty or missing",
+            "people.csv, line 2: a field is empty",
         ),
         ("annotator,item,label\na,i,x\n", "item,label\ni,x\n", ["--epsilon", "1.5"], "--epsilon must be"),
         (

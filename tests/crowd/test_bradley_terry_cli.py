@@ -54,6 +54,6 @@ def test_bad_rows_are_refused_naming_the_line(tmp_path, capsys):
         assert main(["bradley-terry", written(tmp_path / "bad.csv", comparisons)]) == 2
         assert message in capsys.readouterr().err, message
     assert main(["bradley-terry", written(tmp_path / "bad.csv", [], header=("left", "right"))]) == 2
-    assert "the header lacks label" in capsys.readouterr().err
+    assert "the header must name left, right, label; missing label" in capsys.readouterr().err
     assert main(["bradley-terry", written(tmp_path / "empty.csv", [])]) == 2
     assert "no comparisons" in capsys.readouterr().err
