@@ -421,7 +421,7 @@ def finished_session(member: Membership, items_left: Callable[[], str]) -> Study
     Asked when a link worker has no task in hand, before the judging page would show one;
     ``items_left``: the assignment engine's ``items_left_for`` of the worker (asked only if needed).
     """
-    check = session_check(member)
+    check = member.study_session = session_check(member)  # the judging page reads it too
     if check is None:
         return None
     if check.outcome == Outcome.OPEN:

@@ -70,7 +70,8 @@ def sample_task(link: StudyLink) -> Task | None:
 
 @never_cache
 @require_http_methods(["GET", "POST"])
-@throttled("study-arrival")
+# A start makes a pseudonymous account for a new worker id: a budget of its own.
+@throttled("study-arrival", limit="STUDY_ARRIVALS_PER_ADDRESS")
 def study(request: HttpRequest, slug: str) -> HttpResponse:
     """A study link: MTurk's preview (a sample task, nothing leased), the welcome page with its Start
     button, and (POST) the start of a session: the worker becomes the link's pseudonymous annotator,

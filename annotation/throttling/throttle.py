@@ -55,12 +55,10 @@ class Budget:
             pass
 
 
-def attempts(scope: str) -> Budget:
-    """Every POST to a public page of ``scope`` (sign-up, invitation, password reset, and the start of
-    a study link's session, which makes a pseudonymous account for a new worker id)."""
-    arrivals = scope == "study-arrival"
-    limit = settings.STUDY_ARRIVALS_PER_ADDRESS if arrivals else settings.SIGNUP_THROTTLE_ATTEMPTS
-    return Budget(scope, limit, settings.SIGNUP_THROTTLE_MINUTES)
+def attempts(scope: str, limit: str = "SIGNUP_THROTTLE_ATTEMPTS") -> Budget:
+    """Every POST to a public page of ``scope`` (sign-up, invitation, password reset, the start of a
+    study link's session), at most the setting named ``limit`` of them per address and window."""
+    return Budget(scope, getattr(settings, limit), settings.SIGNUP_THROTTLE_MINUTES)
 
 
 def failures() -> Budget:
@@ -88,9 +86,10 @@ def too_many_attempts(request: HttpRequest, minutes: int | None = None) -> HttpR
     return response
 
 
-def throttled(scope: str, *, guesses: bool = False):
-    """Refuse (429) an address that spent its budget: every POST counts as an attempt of ``scope``;
-    with ``guesses``, an address that sent too many wrong codes or dead links is refused outright."""
+def throttled(scope: str, *, guesses: bool = False, limit: str = "SIGNUP_THROTTLE_ATTEMPTS"):
+    """Refuse (429) an address that spent its budget: every POST counts as an attempt of ``scope``
+    (at most the setting ``limit`` names); with ``guesses``, an address that sent too many wrong
+    codes or dead links is refused outright."""
 
     def decorate(view):
         @wraps(view)
@@ -98,7 +97,7 @@ def throttled(scope: str, *, guesses: bool = False):
             if guesses and failures().spent(request):
                 return too_many_attempts(request)
             if request.method == "POST":
-                budget = attempts(scope)
+                budget = attempts(scope, limit)
                 if budget.spent(request):
                     return too_many_attempts(request)
                 budget.count(request)

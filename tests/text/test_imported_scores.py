@@ -18,17 +18,8 @@ from scipy import stats
 from evaluation.models import OutputScore, TextEvaluation
 from tests.scoring.test_pages_and_api import api
 from tests.text.test_metrics_vs_humans_page import vectors
-from tests.text.test_text_app import run_text_evaluation, text_project  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def scored(researcher, text_project, django_capture_on_commit_callbacks):  # noqa: F811
-    """A text project whose outputs are rated and scored: a done text evaluation."""
-    project, _ = text_project
-    job = run_text_evaluation(researcher, project, django_capture_on_commit_callbacks)
-    return project, TextEvaluation.objects.get(pk=job["id"])
 
 
 def model_scores(evaluation: TextEvaluation, transform=lambda value, k: value + 0.01 * math.sin(k)) -> list:
@@ -46,8 +37,8 @@ def post_scores(researcher, project, evaluation, **body):
     return api(researcher).post(url, body, format="json")
 
 
-def test_imported_scores_join_the_means_the_heat_map_and_the_scatter(researcher, scored):
-    project, evaluation = scored
+def test_imported_scores_join_the_means_the_heat_map_and_the_scatter(researcher, evaluated):
+    project, evaluation = evaluated
     rows = model_scores(evaluation)
     answer = post_scores(
         researcher,
@@ -95,8 +86,8 @@ def test_imported_scores_join_the_means_the_heat_map_and_the_scatter(researcher,
     assert sorted(p["x"] for p in scatter["points"]) == pytest.approx(sorted(scores))
 
 
-def test_a_lower_is_better_metric_is_negated_as_ter_is(researcher, scored):
-    project, evaluation = scored
+def test_a_lower_is_better_metric_is_negated_as_ter_is(researcher, evaluated):
+    project, evaluation = evaluated
     rows = model_scores(evaluation, lambda value, k: 1 - value)  # an error rate of the model's
     body = {"metric": "llm_errors", "higher_is_better": False}
     rows_jsonl = "\n".join(json.dumps({"system": s, "input": i, "value": v}) for s, i, v in rows)
@@ -125,9 +116,9 @@ def test_a_lower_is_better_metric_is_negated_as_ter_is(researcher, scored):
     ],
 )
 def test_bad_scores_are_refused_naming_the_line_and_nothing_is_stored(
-    researcher, scored, change, field, message
+    researcher, evaluated, change, field, message
 ):
-    project, evaluation = scored
+    project, evaluation = evaluated
     before = {o.pk: o.scores for o in evaluation.outputs.all()}
     text = "system,input,value\n" + "".join(f"{s},{i},{v}\n" for s, i, v in change(model_scores(evaluation)))
     answer = post_scores(researcher, project, evaluation, metric="comet22", scores=text)
@@ -137,8 +128,8 @@ def test_bad_scores_are_refused_naming_the_line_and_nothing_is_stored(
     assert {o.pk: o.scores for o in evaluation.outputs.all()} == before
 
 
-def test_a_name_is_checked_and_a_second_import_replaces_only_when_asked(researcher, scored):
-    project, evaluation = scored
+def test_a_name_is_checked_and_a_second_import_replaces_only_when_asked(researcher, evaluated):
+    project, evaluation = evaluated
     text = as_csv(model_scores(evaluation))
     for name, message in (("rouge2", "a metric Cranfield computes"), ("9lives", "starts with a letter")):
         answer = post_scores(researcher, project, evaluation, metric=name, scores=text)
@@ -159,8 +150,8 @@ def test_a_name_is_checked_and_a_second_import_replaces_only_when_asked(research
     assert busy.status_code == 409 and "not done" in busy.json()["detail"]
 
 
-def test_the_page_form_and_the_command_import_the_same_way(client, researcher, scored, tmp_path):
-    project, evaluation = scored
+def test_the_page_form_and_the_command_import_the_same_way(client, researcher, evaluated, tmp_path):
+    project, evaluation = evaluated
     client.force_login(researcher)
     upload = SimpleUploadedFile("scores.csv", as_csv(model_scores(evaluation)).encode(), "text/csv")
     url = reverse("text-evaluation-scores", args=[project.pk, evaluation.pk])
@@ -188,8 +179,8 @@ def test_the_page_form_and_the_command_import_the_same_way(client, researcher, s
         call_command("import_text_scores", project.pk, evaluation.pk, scores, "--metric", "other")
 
 
-def test_a_file_of_scores_uploads_and_one_that_is_not_utf8_is_refused(researcher, scored):
-    project, evaluation = scored
+def test_a_file_of_scores_uploads_and_one_that_is_not_utf8_is_refused(researcher, evaluated):
+    project, evaluation = evaluated
     url = reverse("text-evaluation-scores-api", args=[project.pk, evaluation.pk])
     text = "\ufeff" + as_csv(model_scores(evaluation))  # a spreadsheet's byte-order mark is dropped
     upload = SimpleUploadedFile("scores.csv", text.encode(), "text/csv")

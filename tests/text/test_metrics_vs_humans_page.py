@@ -16,16 +16,8 @@ from evaluation.metrics.meta_evaluation import ranking_accuracy, system_means
 from evaluation.models import TextEvaluation
 from evaluation.texts.meta_report import oriented_records
 from tests.scoring.test_pages_and_api import api
-from tests.text.test_text_app import run_text_evaluation, text_project  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def evaluated(researcher, text_project, django_capture_on_commit_callbacks):  # noqa: F811
-    project, _ = text_project
-    job = run_text_evaluation(researcher, project, django_capture_on_commit_callbacks)
-    return project, TextEvaluation.objects.get(pk=job["id"])
 
 
 def vectors(project, evaluation, metric: str, dimension: str) -> tuple[list[float], list[float]]:
